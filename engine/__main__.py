@@ -1,0 +1,125 @@
+"""Command line: ``python -m engine replay FILE…``, ``selfplay``, ``bench``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Iterator, TextIO
+
+from engine.errors import MalformedRecord
+from engine.options import resolve_options
+from engine.record import ReplayError, record_from_events, replay_document
+
+
+def _documents(path: str) -> Iterator[Any]:
+    """Each record of a file: one per line for ``.jsonl``, else the whole file. A line or
+    file that is not JSON yields the MalformedRecord to report in its place."""
+    try:
+        with open(path, encoding="utf-8") if path != "-" else _stdin() as handle:
+            if path.endswith(".jsonl"):
+                for line in handle:
+                    if line.strip():
+                        yield _decode(line)
+            else:
+                yield _decode(handle.read())
+    except OSError as exc:
+        yield MalformedRecord(f"cannot read {path}: {exc.strerror}")
+
+
+def _stdin() -> TextIO:
+    return sys.stdin
+
+
+def _decode(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        return MalformedRecord(f"not JSON: {exc}")
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    status = 0
+    out = sys.stdout
+    for path in args.files:
+        for doc in _documents(path):
+            if isinstance(doc, MalformedRecord):
+                line, code = ReplayError(None, doc.code, doc.message).to_json(), 2
+            else:
+                line, code = replay_document(doc)
+            out.write(json.dumps(line, separators=(", ", ": ")) + "\n")
+            status = 2 if code == 2 or status == 2 else max(status, code)
+    return status
+
+
+def cmd_selfplay(args: argparse.Namespace) -> int:
+    from engine.selfplay import SeatStats, percentile, play_game, wilson
+
+    names = args.bots.split(",")
+    if len(names) != 2:
+        print("--bots takes two names, e.g. greedy,random", file=sys.stderr)
+        return 2
+    options = resolve_options({"preset": args.preset})
+    stats = {"a": SeatStats(names[0]), "b": SeatStats(names[1])}
+    draws = 0
+    out = open(args.out, "w", encoding="utf-8") if args.out else None
+    try:
+        for i in range(args.games):
+            first = "a" if i % 2 == 0 else "b"
+            state, log = play_game({"a": names[0], "b": names[1]}, f"{args.seed}:{i}", first, options, stats)
+            if state.winner is None:
+                draws += 1
+            else:
+                stats[state.winner].wins += 1
+            if out is not None:
+                record = record_from_events(log, {"a": names[0], "b": names[1]})
+                out.write(json.dumps(record, separators=(",", ":")) + "\n")
+    finally:
+        if out is not None:
+            out.close()
+    print(f"{args.games} games, seed {args.seed}, preset {args.preset}, first seat alternating")
+    for seat, s in stats.items():
+        low, high = wilson(s.wins, args.games)
+        times = s.move_seconds
+        mean_ms = 1000 * sum(times) / len(times) if times else 0.0
+        print(
+            f"  seat {seat} {s.name:>8}: {s.wins} wins = {s.wins / args.games:.1%} "
+            f"(95% CI {low:.1%}–{high:.1%}); per move mean {mean_ms:.3f} ms, "
+            f"p95 {1000 * percentile(times, 0.95):.3f} ms"
+        )
+    print(f"  draws: {draws}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from engine.bench import run
+
+    run(games=args.games, replay_games=args.replay_games, seed=args.seed)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine", description="Dragonheart rules engine")
+    sub = parser.add_subparsers(dest="command", required=True)
+    replay = sub.add_parser("replay", help="replay game records and print the resulting states")
+    replay.add_argument("files", nargs="+", metavar="FILE", help="a record (.json) or records (.jsonl); - for stdin")
+    replay.set_defaults(func=cmd_replay)
+    selfplay = sub.add_parser("selfplay", help="bots play each other")
+    selfplay.add_argument("--bots", default="greedy,random", help="two bot names: seat a, seat b")
+    selfplay.add_argument("--games", type=int, default=100)
+    selfplay.add_argument("--seed", default="0")
+    selfplay.add_argument("--preset", default="official", choices=("official", "bsw"))
+    selfplay.add_argument("--out", help="write the game records to this .jsonl file")
+    selfplay.set_defaults(func=cmd_selfplay)
+    bench = sub.add_parser("bench", help="measure self-play and replay speed on one core")
+    bench.add_argument("--games", type=int, default=2000, help="random self-play games")
+    bench.add_argument("--replay-games", type=int, default=2000, help="games in the replay file")
+    bench.add_argument("--seed", default="bench")
+    bench.set_defaults(func=cmd_bench)
+    args = parser.parse_args(argv)
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

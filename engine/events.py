@@ -1,0 +1,110 @@
+"""Events: past-tense, JSON-serialisable facts, each with a ``kind`` and a schema version ``v``.
+
+A turn is recorded as the chain below (optional links in brackets)::
+
+    cards_played | turn_passed
+    [cards_captured] [cards_moved_to_hold] [voyage_completed] [dragon_transferred]
+    [cards_drawn] [last_turn_scheduled]... turn_ended [game_ended]
+
+Every random outcome (deck orders, the card put back on losing the dragon) is written into an
+event when it is decided, so replaying a log never draws a random number.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+Event = dict[str, Any]
+
+SCHEMA_VERSION: Final = 1
+
+GAME_STARTED: Final = "game_started"
+CARDS_PLAYED: Final = "cards_played"
+TURN_PASSED: Final = "turn_passed"
+CARDS_CAPTURED: Final = "cards_captured"
+CARDS_MOVED_TO_HOLD: Final = "cards_moved_to_hold"
+VOYAGE_COMPLETED: Final = "voyage_completed"
+DRAGON_TRANSFERRED: Final = "dragon_transferred"
+CARDS_DRAWN: Final = "cards_drawn"
+LAST_TURN_SCHEDULED: Final = "last_turn_scheduled"
+TURN_ENDED: Final = "turn_ended"
+GAME_ENDED: Final = "game_ended"
+
+KINDS: Final = (
+    GAME_STARTED,
+    CARDS_PLAYED,
+    TURN_PASSED,
+    CARDS_CAPTURED,
+    CARDS_MOVED_TO_HOLD,
+    VOYAGE_COMPLETED,
+    DRAGON_TRANSFERRED,
+    CARDS_DRAWN,
+    LAST_TURN_SCHEDULED,
+    TURN_ENDED,
+    GAME_ENDED,
+)
+
+# Why a game ended (game_ended.reason) or why a last turn was scheduled.
+THIRD_VOYAGE: Final = "third_voyage"
+DECK_EXHAUSTED: Final = "deck_exhausted"
+RESIGNED: Final = "resigned"
+TIMEOUT: Final = "timeout"
+ABORTED: Final = "aborted"
+
+
+def game_started(decks: dict[str, list[str]], first: str, options: dict[str, Any]) -> Event:
+    return {"kind": GAME_STARTED, "v": 1, "decks": decks, "first": first, "options": options}
+
+
+def cards_played(seat: str, cards: list[str], space: str, choice: str | None) -> Event:
+    return {"kind": CARDS_PLAYED, "v": 1, "seat": seat, "cards": cards, "space": space, "choice": choice}
+
+
+def turn_passed(seat: str) -> Event:
+    return {"kind": TURN_PASSED, "v": 1, "seat": seat}
+
+
+def cards_captured(seat: str, space: str, cards: list[str]) -> Event:
+    """``space`` is a type key, or ``"hold"`` for a voyage's haul."""
+    return {"kind": CARDS_CAPTURED, "v": 1, "seat": seat, "space": space, "cards": cards}
+
+
+def cards_moved_to_hold(space: str, cards: list[str]) -> Event:
+    return {"kind": CARDS_MOVED_TO_HOLD, "v": 1, "space": space, "cards": cards}
+
+
+def voyage_completed(seat: str, ships: list[str], voyages: int) -> Event:
+    return {"kind": VOYAGE_COMPLETED, "v": 1, "seat": seat, "ships": ships, "voyages": voyages}
+
+
+def dragon_transferred(from_seat: str | None, to_seat: str, returned: str | None) -> Event:
+    """``from`` is None when the dragon leaves the board; ``returned`` is the card the loser put
+    on top of his own draw pile (hidden from everyone but the loser until the game ends)."""
+    return {"kind": DRAGON_TRANSFERRED, "v": 1, "from": from_seat, "to": to_seat, "returned": returned}
+
+
+def cards_drawn(seat: str, cards: list[str]) -> Event:
+    return {"kind": CARDS_DRAWN, "v": 1, "seat": seat, "cards": cards}
+
+
+def last_turn_scheduled(turn: int, reason: str, seat: str) -> Event:
+    """``seat`` is the player whose turn triggered it (who sailed, or whose pile ran out)."""
+    return {"kind": LAST_TURN_SCHEDULED, "v": 1, "turn": turn, "reason": reason, "seat": seat}
+
+
+def turn_ended(seat: str, turn: int) -> Event:
+    return {"kind": TURN_ENDED, "v": 1, "seat": seat, "turn": turn}
+
+
+def game_ended(reason: str, scores: dict[str, int], winner: str | None, seat: str | None = None) -> Event:
+    """``seat`` names who resigned, ran out of time or never moved, for those reasons."""
+    return {"kind": GAME_ENDED, "v": 1, "reason": reason, "scores": scores, "winner": winner, "seat": seat}
+
+
+def upcast(event: Event) -> Event:
+    """Bring a stored event of an older schema version up to the current one.
+
+    Every kind is still at version 1; this is the one place a future version bump is handled,
+    so stored logs never need rewriting.
+    """
+    return event

@@ -1,0 +1,140 @@
+"""The evolve step: apply one recorded event. It trusts the log and never fails, and it never
+draws a random number: every random outcome is already in the events."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from engine import events as ev
+from engine.cards import SHIP, other
+from engine.events import Event
+from engine.options import resolve_options
+from engine.state import State
+
+
+def _remove(cards: list[str], gone: list[str]) -> None:
+    # Captures always take a whole pile; clearing is the common case and the cheap one.
+    if len(gone) == len(cards):
+        cards.clear()
+    else:
+        for card in gone:
+            cards.remove(card)
+
+
+def _cards_played(s: State, e: Event) -> None:
+    _remove(s.hands[e["seat"]], e["cards"])
+    s.board[e["space"]].extend(e["cards"])
+
+
+def _turn_passed(s: State, e: Event) -> None:
+    pass
+
+
+def _cards_captured(s: State, e: Event) -> None:
+    cards = e["cards"]
+    _remove(s.hold if e["space"] == "hold" else s.board[e["space"]], cards)
+    seat = e["seat"]
+    s.captured[seat].extend(cards)
+    values = s.values
+    s.points[seat] += sum([values[c] for c in cards])
+
+
+def _cards_moved_to_hold(s: State, e: Event) -> None:
+    _remove(s.board[e["space"]], e["cards"])
+    s.hold.extend(e["cards"])
+
+
+def _voyage_completed(s: State, e: Event) -> None:
+    _remove(s.board[SHIP], e["ships"])
+    s.voyage_ships.append(list(e["ships"]))
+    s.voyages = e["voyages"]
+
+
+def _dragon_transferred(s: State, e: Event) -> None:
+    returned = e["returned"]
+    if returned is not None:
+        loser = e["from"]
+        s.hands[loser].remove(returned)
+        s.piles[loser].insert(0, returned)
+    s.dragon = e["to"]
+
+
+def _cards_drawn(s: State, e: Event) -> None:
+    seat = e["seat"]
+    cards = e["cards"]
+    del s.piles[seat][: len(cards)]
+    s.hands[seat].extend(cards)
+
+
+def _last_turn_scheduled(s: State, e: Event) -> None:
+    s.last_turn = e["turn"]
+    s.last_turn_reason = e["reason"]
+
+
+def _turn_ended(s: State, e: Event) -> None:
+    s.turn = e["turn"]
+    s.to_move = other(e["seat"])
+
+
+def _game_ended(s: State, e: Event) -> None:
+    s.over = True
+    s.to_move = None
+    s.winner = e["winner"]
+    s.end_reason = e["reason"]
+    s.end_seat = e["seat"]
+
+
+_APPLY: dict[str, Callable[[State, Event], None]] = {
+    ev.CARDS_PLAYED: _cards_played,
+    ev.TURN_PASSED: _turn_passed,
+    ev.CARDS_CAPTURED: _cards_captured,
+    ev.CARDS_MOVED_TO_HOLD: _cards_moved_to_hold,
+    ev.VOYAGE_COMPLETED: _voyage_completed,
+    ev.DRAGON_TRANSFERRED: _dragon_transferred,
+    ev.CARDS_DRAWN: _cards_drawn,
+    ev.LAST_TURN_SCHEDULED: _last_turn_scheduled,
+    ev.TURN_ENDED: _turn_ended,
+    ev.GAME_ENDED: _game_ended,
+}
+
+
+def state_from_start(event: Event) -> State:
+    """The state right after a ``game_started`` event."""
+    return State.new(event["decks"], event["first"], resolve_options(event["options"]))
+
+
+def apply_event(state: State, event: Event) -> None:
+    """Apply one event in place (the fold's own accumulator only)."""
+    _APPLY[event["kind"]](state, event)
+    state.version += 1
+
+
+def apply_events(state: State, events: Iterable[Event]) -> None:
+    apply = _APPLY
+    n = 0
+    for event in events:
+        apply[event["kind"]](state, event)
+        n += 1
+    state.version += n
+
+
+def evolve(state: State | None, event: Event) -> State:
+    """Pure evolve: a new state with ``event`` applied; ``state`` is left as it was."""
+    if event["kind"] == ev.GAME_STARTED:
+        new = state_from_start(event)
+    else:
+        assert state is not None, "a log begins with game_started"
+        new = state.copy()
+        _APPLY[event["kind"]](new, event)
+    new.version = (state.version if state is not None else 0) + 1
+    return new
+
+
+def fold(events: Iterable[Event]) -> State:
+    """Rebuild a game's state from its whole log (one state held at a time)."""
+    it = iter(events)
+    first = ev.upcast(next(it))
+    state = state_from_start(first)
+    state.version = 1
+    apply_events(state, (ev.upcast(e) for e in it))
+    return state

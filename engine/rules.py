@@ -1,0 +1,393 @@
+"""The decide step: validate a command against a state and return the events it causes.
+
+All guard clauses live here, in the order a player would ask them (is the game over? is it my
+turn? are these my cards? do they fit?). ``decide`` never mutates the state, so a refused
+command leaves no trace. Randomness comes only from the injected source and is written into the
+events it produces.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from itertools import combinations
+from typing import NamedTuple, Protocol, Sequence
+
+from engine import events as ev
+from engine.cards import (
+    CAPACITY,
+    CARD_TYPE,
+    CHEST,
+    DECKS,
+    DWARF,
+    FIRE_DRAGON,
+    HERO,
+    HUNTRESS,
+    PRINCESS,
+    SEATS,
+    SHIP,
+    STONE_DRAGON,
+    TROLL,
+    describe,
+    other,
+)
+from engine.errors import IllegalMove
+from engine.events import Event
+from engine.options import DEFAULT, Options
+from engine.state import State
+
+CHESTS, STONES, PRINCESSES, TROLLS = "chests", "stones", "princesses", "trolls"
+PRINCESS_CHOICES = (CHESTS, STONES)
+HERO_CHOICES = (PRINCESSES, TROLLS)
+
+# Stable error codes (clients switch on them; never rename one).
+GAME_OVER = "game_over"
+NOT_YOUR_TURN = "not_your_turn"
+NO_CARDS = "no_cards"
+UNKNOWN_CARD = "unknown_card"
+DUPLICATE_CARD = "duplicate_card"
+CARD_NOT_IN_HAND = "card_not_in_hand"
+MIXED_TYPES = "mixed_types"
+TOO_MANY_CARDS = "too_many_cards"
+CHOICE_REQUIRED = "choice_required"
+CHOICE_NOT_ALLOWED = "choice_not_allowed"
+INVALID_CHOICE = "invalid_choice"
+RETURNED_MISSING = "returned_missing"
+RETURNED_UNEXPECTED = "returned_unexpected"
+RETURNED_NOT_IN_HAND = "returned_not_in_hand"
+UNKNOWN_SEAT = "unknown_seat"
+TOO_LATE_TO_ABORT = "too_late_to_abort"
+
+_NAMES = {
+    CHEST: "treasure chest",
+    FIRE_DRAGON: "fire dragon",
+    STONE_DRAGON: "petrified dragon",
+    PRINCESS: "princess",
+    TROLL: "troll",
+    DWARF: "dwarf",
+    HERO: "hero",
+    HUNTRESS: "dragon huntress",
+    SHIP: "ship",
+}
+
+
+class RandomSource(Protocol):
+    """What the engine draws from; ``random.Random`` fits. Call order: deck a is shuffled,
+    then deck b, then (if ``first_player`` is random) ``randrange(2)`` picks a (0) or b (1);
+    during play ``randrange(len(hand))`` picks the card put back on losing the dragon."""
+
+    def shuffle(self, x: list[str]) -> None: ...
+
+    def randrange(self, stop: int) -> int: ...
+
+
+class Play(NamedTuple):
+    """Put down ``cards`` (ids, all of one type). ``seat`` and ``returned`` are optional
+    assertions a game record may carry; when ``returned`` is absent, the card put back on
+    losing the dragon is drawn from the random source. (A NamedTuple rather than a frozen
+    dataclass: legal-play enumeration builds thousands per game and this is 5x cheaper.)"""
+
+    cards: tuple[str, ...]
+    choice: str | None = None
+    seat: str | None = None
+    returned: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Resign:
+    seat: str
+
+
+@dataclass(frozen=True, slots=True)
+class Timeout:
+    """The seat to move let its clock run out: it loses."""
+
+    seat: str
+
+
+@dataclass(frozen=True, slots=True)
+class Abort:
+    """The first move never came: the game ends without a result."""
+
+    seat: str
+
+
+Command = Play | Resign | Timeout | Abort
+
+
+def start_game(
+    rng: RandomSource | None = None,
+    options: Options = DEFAULT,
+    *,
+    first: str | None = None,
+    decks: dict[str, Sequence[str]] | None = None,
+) -> Event:
+    """The ``game_started`` event of a new game: shuffled decks (or the given ones) and the
+    first seat (given, fixed by the options, or drawn)."""
+    if decks is None:
+        if rng is None:
+            raise ValueError("a random source is needed to shuffle the decks")
+        shuffled = {}
+        for seat in SEATS:
+            deck = list(DECKS[seat])
+            rng.shuffle(deck)
+            shuffled[seat] = deck
+    else:
+        shuffled = {seat: list(decks[seat]) for seat in SEATS}
+    if first is None:
+        if options.first_player in SEATS:
+            first = options.first_player
+        else:
+            if rng is None:
+                raise ValueError("a random source is needed to pick the first seat")
+            first = SEATS[rng.randrange(2)]
+    return ev.game_started(shuffled, first, options.to_json())
+
+
+def new_game(seed: int, options: Options = DEFAULT) -> Event:
+    return start_game(random.Random(seed), options)
+
+
+def decide(state: State, command: Command, rng: RandomSource | None = None) -> list[Event]:
+    if isinstance(command, Play):
+        return _decide_play(state, command, rng)
+    if state.over:
+        raise IllegalMove(GAME_OVER, "The game is already over.")
+    seat = command.seat
+    if seat not in SEATS:
+        raise IllegalMove(UNKNOWN_SEAT, f"There is no seat {seat!r}; seats are 'a' and 'b'.")
+    if isinstance(command, Resign):
+        return [ev.game_ended(ev.RESIGNED, state.scores(), other(seat), seat)]
+    if isinstance(command, Timeout):
+        if seat != state.to_move:
+            raise IllegalMove(NOT_YOUR_TURN, "Only the player to move can run out of time.")
+        return [ev.game_ended(ev.TIMEOUT, state.scores(), other(seat), seat)]
+    if state.turn > 0:
+        raise IllegalMove(TOO_LATE_TO_ABORT, "The game has begun: it can no longer be aborted.")
+    return [ev.game_ended(ev.ABORTED, state.scores(), None, seat)]
+
+
+def winner_of(scores: dict[str, int], dragon: str | None) -> str | None:
+    """Higher score wins; on equal scores the dragon holder; otherwise a draw (R1.10.2)."""
+    if scores["a"] != scores["b"]:
+        return "a" if scores["a"] > scores["b"] else "b"
+    return dragon
+
+
+def _validate_cards(state: State, seat: str, cards: tuple[str, ...]) -> str:
+    """Check the cards themselves and return their common type."""
+    hand = state.hands[seat]
+    seen: set[str] = set()
+    kind = None
+    for card in cards:
+        card_kind = CARD_TYPE.get(card) if isinstance(card, str) else None
+        if card_kind is None:
+            raise IllegalMove(UNKNOWN_CARD, f"There is no card {card!r}.")
+        if card in seen:
+            raise IllegalMove(DUPLICATE_CARD, f"Card {card} is named twice.")
+        seen.add(card)
+        if card not in hand:
+            raise IllegalMove(CARD_NOT_IN_HAND, f"Card {card} ({describe(card, state.values)}) is not in your hand.")
+        if kind is None:
+            kind = card_kind
+        elif card_kind != kind:
+            raise IllegalMove(MIXED_TYPES, "All cards put down in one turn must be of the same type.")
+    assert kind is not None
+    return kind
+
+
+def _validate_choice(kind: str, fills: bool, choice: str | None) -> None:
+    if kind == PRINCESS:
+        allowed: tuple[str, ...] | None = PRINCESS_CHOICES
+        what = "A princess takes either all treasure chests or all petrified dragons"
+    elif kind == HERO and fills:
+        allowed = HERO_CHOICES
+        what = "A hero that fills the hero space takes either all princesses or all trolls"
+    else:
+        allowed = None
+    if allowed is None:
+        if choice is not None:
+            when = " unless it fills the hero space" if kind == HERO else ""
+            raise IllegalMove(CHOICE_NOT_ALLOWED, f"A {_NAMES[kind]} play takes no choice{when}.")
+        return
+    if choice is None:
+        raise IllegalMove(CHOICE_REQUIRED, f"{what}: choose {allowed[0]!r} or {allowed[1]!r}.")
+    if choice not in allowed:
+        raise IllegalMove(INVALID_CHOICE, f"{what}: {choice!r} is not one of {allowed[0]!r}, {allowed[1]!r}.")
+
+
+def _decide_play(state: State, play: Play, rng: RandomSource | None) -> list[Event]:
+    if state.over:
+        raise IllegalMove(GAME_OVER, "The game is over: no more plays.")
+    seat = state.to_move
+    assert seat is not None
+    if play.seat is not None and play.seat != seat:
+        raise IllegalMove(NOT_YOUR_TURN, f"It is seat {seat}'s turn, not seat {play.seat}'s.")
+    cards = play.cards
+    hand = state.hands[seat]
+    if not cards:
+        if hand:
+            raise IllegalMove(NO_CARDS, "Put down at least one card: passing is not allowed.")
+        if play.choice is not None:
+            raise IllegalMove(CHOICE_NOT_ALLOWED, "An empty turn takes no choice.")
+        if play.returned is not None:
+            raise IllegalMove(RETURNED_UNEXPECTED, "No card is put back: the dragon did not change hands.")
+        return _finish_turn(state, seat, [ev.turn_passed(seat)], 0, 0, state.dragon, False)
+
+    kind = _validate_cards(state, seat, cards)
+    board = state.board
+    n = len(cards)
+    capacity = CAPACITY.get(kind)
+    fills = False
+    if capacity is not None:
+        free = capacity - len(board[kind])
+        if n > free:
+            raise IllegalMove(
+                TOO_MANY_CARDS,
+                f"The {_NAMES[kind]} space has {free} free slot{'s' if free != 1 else ''}: "
+                f"you cannot put down {n}.",
+            )
+        fills = n == free
+    choice = play.choice
+    _validate_choice(kind, fills, choice)
+
+    values = state.values
+    played = list(cards)
+    out = [ev.cards_played(seat, played, kind, choice)]
+    gained = 0
+    dragon = state.dragon
+    returned = None
+    sailed = False
+
+    def capture(space: str, taken: list[str]) -> int:
+        if not taken:
+            return 0
+        out.append(ev.cards_captured(seat, space, list(taken)))
+        return sum(values[c] for c in taken)
+
+    if kind == FIRE_DRAGON:
+        gained = capture(CHEST, board[CHEST])
+    elif kind == PRINCESS:
+        source = CHEST if choice == CHESTS else STONE_DRAGON
+        taken = board[source]
+        gained = capture(source, taken)
+        wins_dragon = choice == STONES and (bool(taken) or not state.options.dragon_requires_stone)
+        if wins_dragon and dragon != seat:
+            returned = _card_put_back(state, dragon, play.returned, rng)
+            out.append(ev.dragon_transferred(dragon, seat, returned))
+            dragon = seat
+    elif kind == TROLL:
+        gained = capture(PRINCESS, board[PRINCESS])
+    elif fills:
+        if kind == HUNTRESS:
+            gained = capture(FIRE_DRAGON, board[FIRE_DRAGON])
+            out.append(ev.cards_moved_to_hold(HUNTRESS, board[HUNTRESS] + played))
+        elif kind == HERO:
+            source = PRINCESS if choice == PRINCESSES else TROLL
+            gained = capture(source, board[source])
+            out.append(ev.cards_moved_to_hold(HERO, board[HERO] + played))
+        elif kind == DWARF:
+            gained = capture(DWARF, board[DWARF] + played)
+        else:  # SHIP
+            gained = capture("hold", state.hold)
+            out.append(ev.voyage_completed(seat, board[SHIP] + played, state.voyages + 1))
+            sailed = True
+    if play.returned is not None and returned is None:
+        raise IllegalMove(RETURNED_UNEXPECTED, "No card is put back: this play does not take the dragon from the opponent.")
+    return _finish_turn(state, seat, out, len(hand) - n, gained, dragon, sailed)
+
+
+def _card_put_back(state: State, loser: str | None, named: str | None, rng: RandomSource | None) -> str | None:
+    """The card the dragon's loser puts on top of his own pile (R1.7.4–R1.7.5), or None."""
+    if loser is None:
+        return None
+    hand = state.hands[loser]
+    due = len(hand) > 5 if state.options.dragon_loss_return == "excess" else len(hand) > 0
+    if not due:
+        return None
+    if named is not None:
+        if named not in hand:
+            raise IllegalMove(RETURNED_NOT_IN_HAND, f"The card put back, {named!r}, is not in seat {loser}'s hand.")
+        return named
+    if rng is None:
+        raise IllegalMove(RETURNED_MISSING, f"This play takes the dragon: name the card seat {loser} puts back.")
+    return hand[rng.randrange(len(hand))]
+
+
+def _finish_turn(
+    state: State, seat: str, out: list[Event], hand_size: int, gained: int, dragon: str | None, sailed: bool
+) -> list[Event]:
+    """Refill, the end triggers (R1.9) and the end of the turn."""
+    turn = state.turn + 1
+    last_turn = state.last_turn
+    reason = state.last_turn_reason
+    if sailed and state.voyages + 1 >= 3 and (last_turn is None or turn + 1 < last_turn):
+        last_turn, reason = turn + 1, ev.THIRD_VOYAGE
+        out.append(ev.last_turn_scheduled(last_turn, reason, seat))
+
+    pile = state.piles[seat]
+    want = (6 if dragon == seat else 5) - hand_size
+    if want > 0 and pile:
+        drawn = pile[:want]
+        out.append(ev.cards_drawn(seat, drawn))
+    else:
+        drawn = []
+    mode = state.options.deck_end_mode
+    if mode == "short_refill":
+        candidate = turn + 1 if want > len(pile) else None
+    elif drawn and len(drawn) == len(pile):
+        candidate = turn + 3 if mode == "bsw_next_turn" else turn + 1
+    else:
+        candidate = None
+    if candidate is not None and (last_turn is None or candidate < last_turn):
+        last_turn, reason = candidate, ev.DECK_EXHAUSTED
+        out.append(ev.last_turn_scheduled(last_turn, reason, seat))
+
+    out.append(ev.turn_ended(seat, turn))
+    if last_turn is not None and turn >= last_turn:
+        assert reason is not None
+        points = dict(state.points)
+        points[seat] += gained
+        scores = {s: points[s] + (3 if dragon == s else 0) for s in SEATS}
+        out.append(ev.game_ended(reason, scores, winner_of(scores, dragon)))
+    return out
+
+
+def legal_plays(state: State) -> list[Play]:
+    """Every complete legal move of the seat to move: for each type in hand and each count up
+    to the free slots, each distinct multiset of values (the earliest such cards in hand
+    order), times the choices that apply (RULES.md 1.13)."""
+    if state.over:
+        return []
+    seat = state.to_move
+    assert seat is not None
+    hand = state.hands[seat]
+    if not hand:
+        return [Play(())]
+    values = state.values
+    board = state.board
+    by_type: dict[str, list[str]] = {}
+    for card in hand:
+        by_type.setdefault(CARD_TYPE[card], []).append(card)
+    plays: list[Play] = []
+    for kind, ids in by_type.items():
+        capacity = CAPACITY.get(kind)
+        free = capacity - len(board[kind]) if capacity is not None else len(ids)
+        ids.sort(key=values.__getitem__)  # stable: equal values keep hand order
+        for k in range(1, min(len(ids), free) + 1):
+            fills = k == free and capacity is not None
+            if kind == PRINCESS:
+                choices: tuple[str | None, ...] = PRINCESS_CHOICES
+            elif kind == HERO and fills:
+                choices = HERO_CHOICES
+            else:
+                choices = (None,)
+            seen: set[tuple[int, ...]] = set()
+            for combo in combinations(ids, k):
+                key = tuple([values[c] for c in combo])
+                if key in seen:
+                    continue
+                seen.add(key)
+                for choice in choices:
+                    plays.append(Play(combo, choice))
+    return plays

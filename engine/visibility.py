@@ -1,0 +1,124 @@
+"""What a viewer may see: the one place that decides it (API, pages, emails, history, bots).
+
+A viewer is seat ``"a"``, seat ``"b"`` or ``None`` (a spectator). Until the game is over the
+opponent's hand, the order of every draw pile, the identity of cards drawn by someone else and
+the card an opponent put back on losing the dragon stay hidden; counts are public. Points are
+shown only once the game is over, or during play with the ``open_scores`` option (like
+BrettspielWelt, players otherwise see only how many cards each has captured).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, NamedTuple
+
+from engine import events as ev
+from engine.cards import SEATS, TYPES
+from engine.events import Event
+from engine.rules import Play, legal_plays
+from engine.state import State
+
+Viewer = str | None
+
+
+def view_state(state: State, viewer: Viewer) -> dict[str, Any]:
+    """The state as ``viewer`` may see it, JSON-ready. After the end, everything."""
+    if state.over:
+        full = state.to_json()
+        full.update(_common(state))
+        full["end_reason"] = state.end_reason
+        full["end_seat"] = state.end_seat
+        return full
+    shown = _common(state)
+    shown.update(
+        {
+            "turn": state.turn,
+            "to_move": state.to_move,
+            "over": False,
+            "last_turn": state.last_turn,
+            "hands": {seat: list(state.hands[seat]) if seat == viewer else None for seat in SEATS},
+            "board": {kind: list(state.board[kind]) for kind in TYPES},
+            "hold": list(state.hold),
+            "voyages": state.voyages,
+            "dragon": state.dragon,
+            "scores": state.scores() if state.options.open_scores else None,
+            "winner": None,
+        }
+    )
+    return shown
+
+
+def _common(state: State) -> dict[str, Any]:
+    return {
+        "version": state.version,
+        "hand_sizes": {seat: len(state.hands[seat]) for seat in SEATS},
+        "pile_sizes": {seat: len(state.piles[seat]) for seat in SEATS},
+        "captured_counts": {seat: len(state.captured[seat]) for seat in SEATS},
+    }
+
+
+def view_event(event: Event, viewer: Viewer, revealed: bool) -> Event:
+    """One event as ``viewer`` may see it; ``revealed`` is true once the game is over."""
+    if revealed:
+        return event
+    kind = event["kind"]
+    if kind == ev.GAME_STARTED:
+        decks = event["decks"]
+        return {
+            "kind": kind,
+            "v": event["v"],
+            "first": event["first"],
+            "options": event["options"],
+            "hands": {seat: list(decks[seat][:5]) if seat == viewer else None for seat in SEATS},
+            "hand_sizes": {seat: 5 for seat in SEATS},
+            "pile_sizes": {seat: len(decks[seat]) - 5 for seat in SEATS},
+        }
+    if kind == ev.CARDS_DRAWN:
+        seen = event["seat"] == viewer
+        return {**event, "cards": list(event["cards"]) if seen else None, "count": len(event["cards"])}
+    if kind == ev.DRAGON_TRANSFERRED and event["returned"] is not None and event["from"] != viewer:
+        return {**event, "returned": None, "returned_count": 1}
+    return event
+
+
+def view_events(log: Iterable[Event], viewer: Viewer, revealed: bool) -> list[Event]:
+    return [view_event(e, viewer, revealed) for e in log]
+
+
+class SeatView(NamedTuple):
+    """Everything one seat knows at its turn, for bots. Built from the state but holding only
+    public facts and the seat's own hand, so a bot cannot peek even by accident."""
+
+    seat: str
+    turn: int
+    hand: tuple[str, ...]
+    board: dict[str, tuple[str, ...]]
+    hold: tuple[str, ...]
+    voyages: int
+    dragon: str | None
+    last_turn: int | None
+    hand_sizes: dict[str, int]
+    pile_sizes: dict[str, int]
+    # Captured cards were all face up on the board when taken, so they are public history.
+    captured: dict[str, tuple[str, ...]]
+    values: dict[str, int]
+    options: Any
+    legal: tuple[Play, ...]
+
+
+def seat_view(state: State, seat: str) -> SeatView:
+    return SeatView(
+        seat,
+        state.turn,
+        tuple(state.hands[seat]),
+        {kind: tuple(cards) for kind, cards in state.board.items()},
+        tuple(state.hold),
+        state.voyages,
+        state.dragon,
+        state.last_turn,
+        {s: len(state.hands[s]) for s in SEATS},
+        {s: len(state.piles[s]) for s in SEATS},
+        {s: tuple(state.captured[s]) for s in SEATS},
+        state.values,
+        state.options,
+        tuple(legal_plays(state)) if state.to_move == seat else (),
+    )
