@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
-from typing import Any, Iterator, TextIO
+from collections.abc import Iterator
+from typing import Any, TextIO
 
 from engine.errors import MalformedRecord
 from engine.options import resolve_options
@@ -53,30 +55,28 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
+    from engine.bots import BOTS
     from engine.selfplay import SeatStats, percentile, play_game, wilson
 
     names = args.bots.split(",")
-    if len(names) != 2:
-        print("--bots takes two names, e.g. greedy,random", file=sys.stderr)
+    if len(names) != 2 or not all(name in BOTS for name in names):
+        print(f"--bots takes two of {', '.join(BOTS)}, e.g. greedy,random", file=sys.stderr)
         return 2
+    seats = {"a": names[0], "b": names[1]}
     options = resolve_options({"preset": args.preset})
-    stats = {"a": SeatStats(names[0]), "b": SeatStats(names[1])}
+    stats = {seat: SeatStats(name) for seat, name in seats.items()}
     draws = 0
-    out = open(args.out, "w", encoding="utf-8") if args.out else None
-    try:
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(open(args.out, "w", encoding="utf-8")) if args.out else None
         for i in range(args.games):
             first = "a" if i % 2 == 0 else "b"
-            state, log = play_game({"a": names[0], "b": names[1]}, f"{args.seed}:{i}", first, options, stats)
+            state, log = play_game(seats, f"{args.seed}:{i}", first, options, stats)
             if state.winner is None:
                 draws += 1
             else:
                 stats[state.winner].wins += 1
             if out is not None:
-                record = record_from_events(log, {"a": names[0], "b": names[1]})
-                out.write(json.dumps(record, separators=(",", ":")) + "\n")
-    finally:
-        if out is not None:
-            out.close()
+                out.write(json.dumps(record_from_events(log, seats), separators=(",", ":")) + "\n")
     print(f"{args.games} games, seed {args.seed}, preset {args.preset}, first seat alternating")
     for seat, s in stats.items():
         low, high = wilson(s.wins, args.games)
@@ -94,7 +94,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from engine.bench import run
 
-    run(games=args.games, replay_games=args.replay_games, seed=args.seed)
+    run(games=args.games, replay_games=args.replay_games, seed=args.seed, repeat=args.repeat)
     return 0
 
 
@@ -102,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine", description="Dragonheart rules engine")
     sub = parser.add_subparsers(dest="command", required=True)
     replay = sub.add_parser("replay", help="replay game records and print the resulting states")
-    replay.add_argument("files", nargs="+", metavar="FILE", help="a record (.json) or records (.jsonl); - for stdin")
+    replay.add_argument(
+        "files", nargs="+", metavar="FILE", help="a record (.json) or records (.jsonl); - for stdin"
+    )
     replay.set_defaults(func=cmd_replay)
     selfplay = sub.add_parser("selfplay", help="bots play each other")
     selfplay.add_argument("--bots", default="greedy,random", help="two bot names: seat a, seat b")
@@ -115,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--games", type=int, default=2000, help="random self-play games")
     bench.add_argument("--replay-games", type=int, default=2000, help="games in the replay file")
     bench.add_argument("--seed", default="bench")
+    bench.add_argument("--repeat", type=int, default=3, help="runs of each measurement")
     bench.set_defaults(func=cmd_bench)
     args = parser.parse_args(argv)
     result: int = args.func(args)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Callable, Protocol
+from collections.abc import Callable
+from math import comb
+from typing import Protocol
 
 from engine.cards import (
     CAPACITY,
@@ -26,7 +28,7 @@ from engine.cards import (
     STONE_DRAGON,
     TROLL,
 )
-from engine.rules import CHESTS, PRINCESSES, STONES, Play
+from engine.rules import CHESTS, PRINCESSES, Play
 from engine.visibility import SeatView
 
 
@@ -108,7 +110,7 @@ def _board_after(view: SeatView, play: Play) -> dict[str, list[str]]:
 
 def _unseen_types(view: SeatView) -> Counter[str]:
     """Types of the cards this seat has not seen: the opponent's hand and both piles."""
-    seen = set(view.hand) | set(view.hold)
+    seen = set(view.hand) | set(view.hold) | set(view.sailed)
     for cards in view.board.values():
         seen.update(cards)
     for cards in view.captured.values():
@@ -121,31 +123,50 @@ def _unseen_types(view: SeatView) -> Counter[str]:
     return unseen
 
 
-def exposure(view: SeatView, board: dict[str, list[str]], unseen: Counter[str]) -> int:
-    """The most the opponent could take next turn from this board with one type of card he
-    may hold (ships already out of play are not counted as unseen, so this overestimates a
-    little; good enough for a tie-break)."""
+def _chance(unseen: Counter[str], kind: str, needed: int, hand_size: int) -> float:
+    """Chance that a hand of ``hand_size`` cards drawn from the unseen cards holds at least
+    ``needed`` of ``kind`` (hypergeometric tail)."""
+    total = sum(unseen.values())
+    have = unseen[kind]
+    if needed > have or needed > hand_size or total == 0:
+        return 0.0
+    hand_size = min(hand_size, total)
+    below = sum(comb(have, k) * comb(total - have, hand_size - k) for k in range(min(needed, hand_size + 1)))
+    return 1.0 - below / comb(total, hand_size)
+
+
+def exposure(view: SeatView, board: dict[str, list[str]], unseen: Counter[str]) -> float:
+    """What the opponent can expect to take next turn from this board: the largest of each
+    threat's points times the chance that his hand (a draw from the cards we have not seen,
+    our own pile included, which we cannot tell apart) can make it."""
     values = view.values
+    opponent = "b" if view.seat == "a" else "a"
+    hand = view.hand_sizes[opponent]
 
     def pile(kind: str) -> int:
         return sum([values[c] for c in board[kind]])
 
-    threats = [0]
-    if unseen[FIRE_DRAGON] or unseen[PRINCESS]:
-        threats.append(pile(CHEST))
-    if unseen[PRINCESS]:
-        dragon_swing = 6 if view.dragon == view.seat else 3 if view.dragon is None else 0
-        threats.append(pile(STONE_DRAGON) + (dragon_swing if board[STONE_DRAGON] else 0))
-    if unseen[TROLL] or (unseen[HERO] and len(board[HERO]) == 1):
-        threats.append(pile(PRINCESS))
-    if unseen[HERO] and len(board[HERO]) == 1:
-        threats.append(pile(TROLL))
-    if unseen[HUNTRESS] and len(board[HUNTRESS]) == 2:
-        threats.append(pile(FIRE_DRAGON))
-    if unseen[DWARF] and board[DWARF]:
-        threats.append(pile(DWARF) + 1)
-    if unseen[SHIP] and len(board[SHIP]) == 2:
-        threats.append(sum([values[c] for c in board["hold"]]))
+    def p(kind: str, needed: int = 1) -> float:
+        return _chance(unseen, kind, needed, hand)
+
+    threats = [0.0]
+    chests = pile(CHEST)
+    if chests:
+        threats.append(chests * max(p(FIRE_DRAGON), p(PRINCESS)))
+    if board[STONE_DRAGON]:
+        swing = 6 if view.dragon == view.seat else 3 if view.dragon is None else 0
+        threats.append((pile(STONE_DRAGON) + swing) * p(PRINCESS))
+    heroes_needed = 2 - len(board[HERO])
+    if board[PRINCESS]:
+        threats.append(pile(PRINCESS) * max(p(TROLL), p(HERO, heroes_needed)))
+    if board[TROLL]:
+        threats.append(pile(TROLL) * p(HERO, heroes_needed))
+    if board[FIRE_DRAGON]:
+        threats.append(pile(FIRE_DRAGON) * p(HUNTRESS, 3 - len(board[HUNTRESS])))
+    if board[DWARF]:
+        threats.append((pile(DWARF) + 1) * p(DWARF, 4 - len(board[DWARF])))
+    if board["hold"]:
+        threats.append(sum([values[c] for c in board["hold"]]) * p(SHIP, 3 - len(board[SHIP])))
     return max(threats)
 
 
@@ -157,16 +178,20 @@ class GreedyBot:
         unseen = _unseen_types(view)
         kinds_in_hand = Counter(CARD_TYPE[c] for c in view.hand)
 
-        def key(play: Play) -> tuple[int, int, int, int]:
+        def key(play: Play) -> tuple[int, float, int, int]:
             gain = immediate_gain(view, play)
-            exposed = exposure(view, _board_after(view, play), unseen)
-            on_board = _sum(view, play.cards) if gain == 0 else 0
+            after = _board_after(view, play)
+            exposed = round(exposure(view, after, unseen), 6)
+            # Points of our own cards left lying on the board, as prey.
+            played = set(play.cards)
+            on_board = sum(_sum(view, [c for c in cards if c in played]) for cards in after.values())
             # Prefer emptying a type we hold many of: a varied hand has more answers.
             variety = -kinds_in_hand[CARD_TYPE[play.cards[0]]] if play.cards else 0
             return (-gain, exposed, on_board, variety)
 
-        best = min(key(p) for p in view.legal)
-        candidates = [p for p in view.legal if key(p) == best]
+        keys = [key(p) for p in view.legal]
+        best = min(keys)
+        candidates = [p for p, k in zip(view.legal, keys, strict=True) if k == best]
         return candidates[self.rng.randrange(len(candidates))]
 
 

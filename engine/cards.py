@@ -63,9 +63,7 @@ def card_id(seat: str, index: int) -> str:
 DECKS: Final = {seat: tuple(card_id(seat, i) for i in range(DECK_SIZE)) for seat in SEATS}
 ALL_CARDS: Final = frozenset(DECKS["a"] + DECKS["b"])
 
-CARD_TYPE: Final = {
-    card_id(seat, i): kind for seat in SEATS for i, (kind, _) in enumerate(_CANONICAL)
-}
+CARD_TYPE: Final = {card_id(seat, i): kind for seat in SEATS for i, (kind, _) in enumerate(_CANONICAL)}
 
 _STANDARD_VALUES = {card_id(seat, i): v for seat in SEATS for i, (_, v) in enumerate(_CANONICAL)}
 # deck_profile dwarf_6x1_4x2 (the German overview's list): index 32 is a 2, total 78.

@@ -3,7 +3,7 @@ draws a random number: every random outcome is already in the events."""
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from engine import events as ev
 from engine.cards import SHIP, other
@@ -99,8 +99,10 @@ _APPLY: dict[str, Callable[[State, Event], None]] = {
 
 
 def state_from_start(event: Event) -> State:
-    """The state right after a ``game_started`` event."""
-    return State.new(event["decks"], event["first"], resolve_options(event["options"]))
+    """The state right after a ``game_started`` event (version 1: one event folded in)."""
+    state = State.new(event["decks"], event["first"], resolve_options(event["options"]))
+    state.version = 1
+    return state
 
 
 def apply_event(state: State, event: Event) -> None:
@@ -121,12 +123,10 @@ def apply_events(state: State, events: Iterable[Event]) -> None:
 def evolve(state: State | None, event: Event) -> State:
     """Pure evolve: a new state with ``event`` applied; ``state`` is left as it was."""
     if event["kind"] == ev.GAME_STARTED:
-        new = state_from_start(event)
-    else:
-        assert state is not None, "a log begins with game_started"
-        new = state.copy()
-        _APPLY[event["kind"]](new, event)
-    new.version = (state.version if state is not None else 0) + 1
+        return state_from_start(event)
+    assert state is not None, "a log begins with game_started"
+    new = state.copy()
+    apply_event(new, event)
     return new
 
 
@@ -135,6 +135,5 @@ def fold(events: Iterable[Event]) -> State:
     it = iter(events)
     first = ev.upcast(next(it))
     state = state_from_start(first)
-    state.version = 1
     apply_events(state, (ev.upcast(e) for e in it))
     return state

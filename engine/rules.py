@@ -9,9 +9,9 @@ events it produces.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
-from typing import NamedTuple, Protocol, Sequence
+from typing import NamedTuple, Protocol
 
 from engine import events as ev
 from engine.cards import (
@@ -78,7 +78,7 @@ class RandomSource(Protocol):
 
     def shuffle(self, x: list[str]) -> None: ...
 
-    def randrange(self, stop: int) -> int: ...
+    def randrange(self, stop: int, /) -> int: ...
 
 
 class Play(NamedTuple):
@@ -120,7 +120,7 @@ def start_game(
     options: Options = DEFAULT,
     *,
     first: str | None = None,
-    decks: dict[str, Sequence[str]] | None = None,
+    decks: Mapping[str, Sequence[str]] | None = None,
 ) -> Event:
     """The ``game_started`` event of a new game: shuffled decks (or the given ones) and the
     first seat (given, fixed by the options, or drawn)."""
@@ -187,7 +187,9 @@ def _validate_cards(state: State, seat: str, cards: tuple[str, ...]) -> str:
             raise IllegalMove(DUPLICATE_CARD, f"Card {card} is named twice.")
         seen.add(card)
         if card not in hand:
-            raise IllegalMove(CARD_NOT_IN_HAND, f"Card {card} ({describe(card, state.values)}) is not in your hand.")
+            raise IllegalMove(
+                CARD_NOT_IN_HAND, f"Card {card} ({describe(card, state.values)}) is not in your hand."
+            )
         if kind is None:
             kind = card_kind
         elif card_kind != kind:
@@ -249,55 +251,67 @@ def _decide_play(state: State, play: Play, rng: RandomSource | None) -> list[Eve
             )
         fills = n == free
     choice = play.choice
-    _validate_choice(kind, fills, choice)
+    if choice is not None or kind == PRINCESS or (fills and kind == HERO):
+        _validate_choice(kind, fills, choice)
 
-    values = state.values
     played = list(cards)
     out = [ev.cards_played(seat, played, kind, choice)]
-    gained = 0
     dragon = state.dragon
     returned = None
+    dragon_event: Event | None = None
     sailed = False
-
-    def capture(space: str, taken: list[str]) -> int:
-        if not taken:
-            return 0
-        out.append(ev.cards_captured(seat, space, list(taken)))
-        return sum(values[c] for c in taken)
-
+    # What the play captures, from which space (effects of R1.6).
+    source = ""
     if kind == FIRE_DRAGON:
-        gained = capture(CHEST, board[CHEST])
+        source = CHEST
     elif kind == PRINCESS:
         source = CHEST if choice == CHESTS else STONE_DRAGON
-        taken = board[source]
-        gained = capture(source, taken)
-        wins_dragon = choice == STONES and (bool(taken) or not state.options.dragon_requires_stone)
+        wins_dragon = choice == STONES and (bool(board[source]) or not state.options.dragon_requires_stone)
         if wins_dragon and dragon != seat:
             returned = _card_put_back(state, dragon, play.returned, rng)
-            out.append(ev.dragon_transferred(dragon, seat, returned))
+            dragon_event = ev.dragon_transferred(dragon, seat, returned)
             dragon = seat
     elif kind == TROLL:
-        gained = capture(PRINCESS, board[PRINCESS])
+        source = PRINCESS
     elif fills:
         if kind == HUNTRESS:
-            gained = capture(FIRE_DRAGON, board[FIRE_DRAGON])
-            out.append(ev.cards_moved_to_hold(HUNTRESS, board[HUNTRESS] + played))
+            source = FIRE_DRAGON
         elif kind == HERO:
             source = PRINCESS if choice == PRINCESSES else TROLL
-            gained = capture(source, board[source])
-            out.append(ev.cards_moved_to_hold(HERO, board[HERO] + played))
         elif kind == DWARF:
-            gained = capture(DWARF, board[DWARF] + played)
-        else:  # SHIP
-            gained = capture("hold", state.hold)
-            out.append(ev.voyage_completed(seat, board[SHIP] + played, state.voyages + 1))
+            source = DWARF
+        else:
+            source = "hold"
             sailed = True
+    if not source:
+        taken: list[str] = []
+    elif sailed:
+        taken = state.hold
+    elif kind == DWARF:
+        taken = board[DWARF] + played
+    else:
+        taken = board[source]
+    gained = 0
+    if taken:
+        out.append(ev.cards_captured(seat, source, list(taken)))
+        values = state.values
+        gained = sum([values[c] for c in taken])
+    if fills and kind in (HUNTRESS, HERO):
+        out.append(ev.cards_moved_to_hold(kind, board[kind] + played))
+    elif sailed:
+        out.append(ev.voyage_completed(seat, board[SHIP] + played, state.voyages + 1))
+    elif dragon_event is not None:
+        out.append(dragon_event)
     if play.returned is not None and returned is None:
-        raise IllegalMove(RETURNED_UNEXPECTED, "No card is put back: this play does not take the dragon from the opponent.")
+        raise IllegalMove(
+            RETURNED_UNEXPECTED, "No card is put back: this play does not take the dragon from the opponent."
+        )
     return _finish_turn(state, seat, out, len(hand) - n, gained, dragon, sailed)
 
 
-def _card_put_back(state: State, loser: str | None, named: str | None, rng: RandomSource | None) -> str | None:
+def _card_put_back(
+    state: State, loser: str | None, named: str | None, rng: RandomSource | None
+) -> str | None:
     """The card the dragon's loser puts on top of his own pile (R1.7.4–R1.7.5), or None."""
     if loser is None:
         return None
@@ -307,10 +321,14 @@ def _card_put_back(state: State, loser: str | None, named: str | None, rng: Rand
         return None
     if named is not None:
         if named not in hand:
-            raise IllegalMove(RETURNED_NOT_IN_HAND, f"The card put back, {named!r}, is not in seat {loser}'s hand.")
+            raise IllegalMove(
+                RETURNED_NOT_IN_HAND, f"The card put back, {named!r}, is not in seat {loser}'s hand."
+            )
         return named
     if rng is None:
-        raise IllegalMove(RETURNED_MISSING, f"This play takes the dragon: name the card seat {loser} puts back.")
+        raise IllegalMove(
+            RETURNED_MISSING, f"This play takes the dragon: name the card seat {loser} puts back."
+        )
     return hand[rng.randrange(len(hand))]
 
 
@@ -364,30 +382,57 @@ def legal_plays(state: State) -> list[Play]:
     hand = state.hands[seat]
     if not hand:
         return [Play(())]
-    values = state.values
-    board = state.board
     by_type: dict[str, list[str]] = {}
     for card in hand:
-        by_type.setdefault(CARD_TYPE[card], []).append(card)
+        if (group := by_type.get(CARD_TYPE[card])) is None:
+            by_type[CARD_TYPE[card]] = [card]
+        else:
+            group.append(card)
+    board = state.board
+    profile = state.options.deck_profile
     plays: list[Play] = []
     for kind, ids in by_type.items():
         capacity = CAPACITY.get(kind)
-        free = capacity - len(board[kind]) if capacity is not None else len(ids)
-        ids.sort(key=values.__getitem__)  # stable: equal values keep hand order
-        for k in range(1, min(len(ids), free) + 1):
-            fills = k == free and capacity is not None
-            if kind == PRINCESS:
-                choices: tuple[str | None, ...] = PRINCESS_CHOICES
-            elif kind == HERO and fills:
-                choices = HERO_CHOICES
-            else:
-                choices = (None,)
-            seen: set[tuple[int, ...]] = set()
-            for combo in combinations(ids, k):
-                key = tuple([values[c] for c in combo])
-                if key in seen:
-                    continue
-                seen.add(key)
-                for choice in choices:
-                    plays.append(Play(combo, choice))
+        limit = capacity - len(board[kind]) if capacity is not None else 0
+        key = (tuple(ids), limit, profile)
+        cached = _GROUP_PLAYS.get(key)
+        if cached is None:
+            cached = _group_plays(kind, ids, limit, state.values)
+            if len(_GROUP_PLAYS) > 100_000:  # bound the memo; hands repeat often enough
+                _GROUP_PLAYS.clear()
+            _GROUP_PLAYS[key] = cached
+        plays.extend(cached)
     return plays
+
+
+# The plays for one type's cards in hand depend only on those cards (in hand order), the free
+# slots and the deck profile, and the same small groups recur all game long: memoising them
+# makes enumeration about four times cheaper, which is what search bots live on.
+_GROUP_PLAYS: dict[tuple[tuple[str, ...], int, str], tuple[Play, ...]] = {}
+
+
+def _group_plays(kind: str, ids: list[str], limit: int, values: dict[str, int]) -> tuple[Play, ...]:
+    """Plays of the cards ``ids`` (one type, hand order); ``limit`` is the free slots of a
+    limited space, 0 for a stack."""
+    buckets: dict[int, list[str]] = {}
+    for card in ids:
+        buckets.setdefault(values[card], []).append(card)
+    # Distinct value multisets, bucket by bucket: the first j cards of each value. No two
+    # results share a multiset, so nothing needs de-duplicating.
+    combos: list[tuple[str, ...]] = [()]
+    for value in sorted(buckets):
+        same = buckets[value]
+        combos = [c + tuple(same[:j]) for c in combos for j in range(len(same) + 1)]
+    combos.sort(key=len)
+    plays: list[Play] = []
+    for combo in combos[1:]:
+        n = len(combo)
+        if limit and n > limit:
+            break
+        if kind == PRINCESS:
+            plays += [Play(combo, CHESTS), Play(combo, STONES)]
+        elif kind == HERO and n == limit:
+            plays += [Play(combo, PRINCESSES), Play(combo, TROLLS)]
+        else:
+            plays.append(Play(combo))
+    return tuple(plays)

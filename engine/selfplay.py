@@ -24,7 +24,11 @@ class SeatStats:
 
 
 def play_game(
-    bots: dict[str, str], seed: str, first: str, options: Options = DEFAULT, stats: dict[str, SeatStats] | None = None
+    bots: dict[str, str],
+    seed: str,
+    first: str,
+    options: Options = DEFAULT,
+    stats: dict[str, SeatStats] | None = None,
 ) -> tuple[State, list[Event]]:
     """One game between the bots named per seat. The table's random source (shuffles, the
     card put back) and each bot's own are separate, so a bot's choices never shift the deal."""
@@ -32,7 +36,6 @@ def play_game(
     players = {seat: make_bot(name, random.Random(f"{seed}:bot:{seat}")) for seat, name in bots.items()}
     start = start_game(table, options, first=first)
     state = state_from_start(start)
-    state.version = 1
     log = [start]
     while not state.over:
         seat = state.to_move

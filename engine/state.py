@@ -112,6 +112,43 @@ class State:
         s.version = self.version
         return s
 
+    def to_snapshot(self) -> dict[str, Any]:
+        """Everything, JSON-ready, for a cache beside the log (``from_snapshot`` reads it back).
+        Holds hidden cards: never show a snapshot to a player."""
+        return {
+            "options": self.options.to_json(),
+            "first": self.first,
+            "turn": self.turn,
+            "to_move": self.to_move,
+            "hands": self.hands,
+            "piles": self.piles,
+            "board": self.board,
+            "hold": self.hold,
+            "voyages": self.voyages,
+            "voyage_ships": self.voyage_ships,
+            "dragon": self.dragon,
+            "captured": self.captured,
+            "points": self.points,
+            "last_turn": self.last_turn,
+            "last_turn_reason": self.last_turn_reason,
+            "over": self.over,
+            "end_reason": self.end_reason,
+            "end_seat": self.end_seat,
+            "winner": self.winner,
+            "version": self.version,
+        }
+
+    @classmethod
+    def from_snapshot(cls, snap: dict[str, Any]) -> State:
+        """The state of ``to_snapshot``; the snapshot's lists are taken over, not copied."""
+        s = cls.__new__(cls)
+        for name in cls.__slots__:
+            if name not in ("options", "values"):
+                setattr(s, name, snap[name])
+        s.options = Options(**snap["options"])
+        s.values = CARD_VALUES[s.options.deck_profile]
+        return s
+
     # --- derived facts -------------------------------------------------------------------
 
     def hand_limit(self, seat: str) -> int:

@@ -9,7 +9,8 @@ BrettspielWelt, players otherwise see only how many cards each has captured).
 
 from __future__ import annotations
 
-from typing import Any, Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 from engine import events as ev
 from engine.cards import SEATS, TYPES
@@ -69,7 +70,7 @@ def view_event(event: Event, viewer: Viewer, revealed: bool) -> Event:
             "first": event["first"],
             "options": event["options"],
             "hands": {seat: list(decks[seat][:5]) if seat == viewer else None for seat in SEATS},
-            "hand_sizes": {seat: 5 for seat in SEATS},
+            "hand_sizes": dict.fromkeys(SEATS, 5),
             "pile_sizes": {seat: len(decks[seat]) - 5 for seat in SEATS},
         }
     if kind == ev.CARDS_DRAWN:
@@ -100,6 +101,7 @@ class SeatView(NamedTuple):
     pile_sizes: dict[str, int]
     # Captured cards were all face up on the board when taken, so they are public history.
     captured: dict[str, tuple[str, ...]]
+    sailed: tuple[str, ...]  # ships of finished voyages, out of play
     values: dict[str, int]
     options: Any
     legal: tuple[Play, ...]
@@ -118,6 +120,7 @@ def seat_view(state: State, seat: str) -> SeatView:
         {s: len(state.hands[s]) for s in SEATS},
         {s: len(state.piles[s]) for s in SEATS},
         {s: tuple(state.captured[s]) for s in SEATS},
+        tuple(card for voyage in state.voyage_ships for card in voyage),
         state.values,
         state.options,
         tuple(legal_plays(state)) if state.to_move == seat else (),
