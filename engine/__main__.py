@@ -7,7 +7,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Iterator
-from typing import Any, TextIO
+from typing import Any
 
 from engine.errors import MalformedRecord
 from engine.options import resolve_options
@@ -16,28 +16,31 @@ from engine.record import ReplayError, record_from_events, replay_document
 
 def _documents(path: str) -> Iterator[Any]:
     """Each record of a file: one per line for ``.jsonl``, else the whole file. A line or
-    file that is not JSON yields the MalformedRecord to report in its place."""
+    file that is not UTF-8 JSON yields the MalformedRecord to report in its place."""
     try:
-        with open(path, encoding="utf-8") if path != "-" else _stdin() as handle:
-            if path.endswith(".jsonl"):
-                for line in handle:
-                    if line.strip():
-                        yield _decode(line)
-            else:
-                yield _decode(handle.read())
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read()
     except OSError as exc:
         yield MalformedRecord(f"cannot read {path}: {exc.strerror}")
+        return
+    if path.endswith(".jsonl"):
+        for line in data.splitlines():
+            if line.strip():
+                yield _decode(line)
+    else:
+        yield _decode(data)
 
 
-def _stdin() -> TextIO:
-    return sys.stdin
-
-
-def _decode(text: str) -> Any:
+def _decode(raw: bytes) -> Any:
     try:
-        return json.loads(text)
-    except ValueError as exc:
-        return MalformedRecord(f"not JSON: {exc}")
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return MalformedRecord("not UTF-8 text")
+    except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
+        return MalformedRecord(f"not JSON: {str(exc)[:200]}")
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -4,7 +4,8 @@ A turn is recorded as the chain below (optional links in brackets)::
 
     cards_played | turn_passed
     [cards_captured] [cards_moved_to_hold] [voyage_completed] [dragon_transferred]
-    [cards_drawn] [last_turn_scheduled]... turn_ended [game_ended]
+    [last_turn_scheduled: third voyage] [cards_drawn] [last_turn_scheduled: pile ran out]
+    turn_ended [game_ended]
 
 Every random outcome (deck orders, the card put back on losing the dragon) is written into an
 event when it is decided, so replaying a log never draws a random number.

@@ -99,7 +99,12 @@ def parse_record(doc: Any) -> Record:
         raise _fail("'decks' must be an object with the decks of seats a and b")
     for seat in SEATS:
         deck = decks.get(seat)
-        if not isinstance(deck, list) or len(deck) != 50 or set(deck) != _DECK_SETS[seat]:
+        if (
+            not isinstance(deck, list)
+            or len(deck) != 50
+            or not all(type(card) is str for card in deck)
+            or set(deck) != _DECK_SETS[seat]
+        ):
             raise _fail(f"deck {seat} must be a permutation of {seat}00…{seat}49")
     plays = doc.get("plays")
     if not isinstance(plays, list):

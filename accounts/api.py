@@ -1,0 +1,112 @@
+"""Sign-up and personal API tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.contrib.auth import authenticate
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
+from rest_framework.views import APIView
+
+from accounts import services
+from accounts.models import ApiToken
+from dragonheart_site.api_errors import ApiError
+
+
+class UserCreateApi(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list[type] = []
+    throttle_scope = "signup"
+
+    class InputSerializer(serializers.Serializer[dict[str, str]]):
+        class Meta:
+            ref_name = "SignupInput"
+
+        username = serializers.RegexField(r"^[A-Za-z0-9_.-]{3,30}$", max_length=30)
+        password = serializers.CharField(write_only=True, max_length=200)
+        email = serializers.EmailField(required=False, allow_blank=True, default="")
+
+    class OutputSerializer(serializers.Serializer[dict[str, str]]):
+        class Meta:
+            ref_name = "SignupOutput"
+
+        username = serializers.CharField()
+
+    @extend_schema(request=InputSerializer, responses={201: OutputSerializer}, summary="Sign up")
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            user = services.user_create(**data.validated_data)
+        except services.SignupError as exc:
+            raise ApiError(status.HTTP_400_BAD_REQUEST, f"{exc.field}_invalid", exc.message) from None
+        return Response({"username": user.username}, status=status.HTTP_201_CREATED)
+
+
+class TokenOutputSerializer(serializers.ModelSerializer[ApiToken]):
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "prefix", "created_at"]
+
+
+class TokenListCreateApi(APIView):
+    """POST with a username and password (no other credentials needed) creates a token; GET
+    lists the requester's tokens (never their keys)."""
+
+    def get_permissions(self) -> Sequence[Any]:
+        return [AllowAny()] if self.request.method == "POST" else super().get_permissions()
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        self.throttle_scope = "tokens" if self.request.method == "POST" else ""
+        return super().get_throttles()
+
+    class InputSerializer(serializers.Serializer[dict[str, str]]):
+        class Meta:
+            ref_name = "TokenCreateInput"
+
+        username = serializers.CharField(max_length=150)
+        password = serializers.CharField(write_only=True, max_length=200)
+        name = serializers.CharField(max_length=100, required=False, default="API token")
+
+    class CreatedSerializer(TokenOutputSerializer):
+        token = serializers.CharField(help_text="The key: shown this once, keep it secret.")
+
+        class Meta(TokenOutputSerializer.Meta):
+            fields = [*TokenOutputSerializer.Meta.fields, "token"]
+
+    @extend_schema(responses={200: TokenOutputSerializer(many=True)}, summary="List your API tokens")
+    def get(self, request: Request) -> Response:
+        tokens = ApiToken.objects.filter(user=request.user)  # type: ignore[misc]  # authenticated here
+        return Response(TokenOutputSerializer(tokens, many=True).data)
+
+    @extend_schema(
+        request=InputSerializer, responses={201: CreatedSerializer}, summary="Create an API token", auth=[]
+    )
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = authenticate(
+            request._request,
+            username=data.validated_data["username"],
+            password=data.validated_data["password"],
+        )
+        if user is None:
+            raise ApiError(status.HTTP_401_UNAUTHORIZED, "bad_credentials", "Wrong username or password.")
+        token, key = services.token_create(user=user, name=data.validated_data["name"])
+        body = TokenOutputSerializer(token).data
+        body["token"] = key
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class TokenRevokeApi(APIView):
+    @extend_schema(responses={204: None}, summary="Revoke an API token")
+    def delete(self, request: Request, token_id: int) -> Response:
+        if not services.token_revoke(user=request.user, token_id=token_id):  # type: ignore[arg-type]
+            raise ApiError(status.HTTP_404_NOT_FOUND, "not_found", "You have no token with that id.")
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+
+def token_digest(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class ApiToken(models.Model):
+    """A personal API token. Only its SHA-256 digest is stored: the key is shown once, at
+    creation, and a database leak gives nobody a working token."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    digest = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=8, help_text="The first characters, to tell tokens apart.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @classmethod
+    def new_key(cls) -> str:
+        return secrets.token_urlsafe(30)

@@ -1,0 +1,260 @@
+"""The REST API: one small view per operation, input checked by a serializer, work done by
+services, output built by presenters (which see only what engine.visibility allows)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.pagination import CursorPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from engine.record import record_from_events
+from games import event_log, presenters, services
+from games.errors import Conflict, InvalidRequest, NotFound, StaleVersion
+from games.models import Game
+
+GAME_ID = OpenApiParameter("game_id", OpenApiTypes.STR, OpenApiParameter.PATH, description="The game's id")
+
+
+class PlayerSerializer(serializers.Serializer[dict[str, Any]]):
+    seat = serializers.CharField()
+    username = serializers.CharField(allow_null=True)
+    bot = serializers.CharField(allow_null=True)
+
+
+class GameSummarySerializer(serializers.Serializer[dict[str, Any]]):
+    """What lists show (documentation only: presenters build the JSON)."""
+
+    id = serializers.CharField()
+    status = serializers.ChoiceField(choices=Game.Status.choices)
+    players = PlayerSerializer(many=True)
+    your_seat = serializers.CharField(allow_null=True)
+    to_move = serializers.CharField(allow_null=True)
+    your_turn = serializers.BooleanField()
+    version = serializers.IntegerField()
+    result = serializers.DictField(allow_null=True)
+
+
+class GameViewSerializer(GameSummarySerializer):
+    """One game as the requester may see it."""
+
+    turn = serializers.IntegerField()
+    options = serializers.DictField()
+    board = serializers.DictField(allow_null=True, help_text="type key → cards {id, type, value}")
+    hold = serializers.ListField(child=serializers.DictField(), allow_null=True)
+    voyages = serializers.IntegerField()
+    dragon = serializers.CharField(allow_null=True)
+    last_turn = serializers.IntegerField(allow_null=True)
+    hand = serializers.ListField(child=serializers.DictField(), allow_null=True)
+    legal_plays = serializers.ListField(child=serializers.DictField(), allow_null=True)
+    revealed = serializers.DictField(allow_null=True, help_text="Everything, once the game is over.")
+
+
+def get_game(game_id: str) -> Game:
+    game = Game.objects.select_related("player_a", "player_b").filter(pk=game_id).first()
+    if game is None:
+        raise NotFound("not_found", "There is no game with that id.")
+    return game
+
+
+def game_response(game: Game, user: Any, status_code: int = status.HTTP_200_OK) -> Response:
+    state = event_log.load_state(game) if game.version else None
+    return Response(presenters.game_view(game, state, user), status=status_code)
+
+
+class GamePagination(CursorPagination):
+    ordering = ("-created_at", "-id")
+    page_size = 50
+
+
+class GameListCreateApi(APIView):
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        class Meta:
+            ref_name = "GameCreateInput"
+
+        opponent = serializers.CharField(
+            allow_null=True,
+            default=None,
+            help_text='A username, "bot:random", "bot:greedy", or null for an open challenge.',
+        )
+        rules = serializers.DictField(
+            required=False, default=dict, help_text='{"preset": "official"} or options.'
+        )
+        series = serializers.DictField(
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text='{"kind": "match" | "sumof", "target": 3}',
+        )
+        private = serializers.BooleanField(
+            default=False, help_text="An open challenge only its link reaches."
+        )
+
+    class FilterSerializer(serializers.Serializer[dict[str, Any]]):
+        class Meta:
+            ref_name = "GameListFilter"
+
+        status = serializers.ChoiceField(choices=Game.Status.choices, required=False)
+        mine = serializers.BooleanField(required=False, default=False)
+
+    @extend_schema(
+        parameters=[FilterSerializer], responses={200: GameSummarySerializer(many=True)}, summary="List games"
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        games: QuerySet[Game] = Game.objects.select_related("player_a", "player_b").defer("state", "options")
+        user = request.user
+        mine = Q(player_a=user) | Q(player_b=user)
+        if filters.validated_data["mine"]:
+            games = games.filter(mine)
+        else:
+            games = games.filter(Q(private=False) | mine)
+        if "status" in filters.validated_data:
+            games = games.filter(status=filters.validated_data["status"])
+        paginator = GamePagination()
+        page = paginator.paginate_queryset(games, request, view=self) or []
+        return paginator.get_paginated_response([presenters.game_summary(g, user) for g in page])
+
+    @extend_schema(request=InputSerializer, responses={201: GameViewSerializer}, summary="Create a game")
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        game = services.game_create(creator=request.user, **data.validated_data)
+        return game_response(get_game(game.pk), request.user, status.HTTP_201_CREATED)
+
+
+class GameDetailApi(APIView):
+    @extend_schema(parameters=[GAME_ID], responses={200: GameViewSerializer}, summary="Your view of a game")
+    def get(self, request: Request, game_id: str) -> Response:
+        return game_response(get_game(game_id), request.user)
+
+
+def _action(name: str, doc: str, service: Any) -> type[APIView]:
+    """A POST endpoint that runs one service on a game and answers with the new view."""
+
+    @extend_schema(parameters=[GAME_ID], request=None, responses={200: GameViewSerializer}, summary=doc)
+    def post(self: APIView, request: Request, game_id: str) -> Response:
+        game = service(game=get_game(game_id), user=request.user)
+        return game_response(get_game(game.pk) if isinstance(game, Game) else get_game(game_id), request.user)
+
+    return type(f"{name}Api", (APIView,), {"post": post, "__doc__": doc})
+
+
+GameAcceptApi = _action("GameAccept", "Accept a challenge", services.game_accept)
+GameDeclineApi = _action("GameDecline", "Decline a challenge", services.game_decline)
+GameCancelApi = _action("GameCancel", "Cancel your unanswered challenge", services.game_cancel)
+GameResignApi = _action("GameResign", "Resign", services.game_resign)
+GameRematchApi = _action("GameRematch", "Ask for a rematch (returns the new game)", services.game_rematch)
+
+
+class PlayCreateApi(APIView):
+    throttle_scope = "plays"
+
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        class Meta:
+            ref_name = "PlayInput"
+
+        cards = serializers.ListField(
+            child=serializers.CharField(max_length=3), max_length=6, allow_empty=True
+        )
+        choice = serializers.CharField(allow_null=True, required=False, default=None, max_length=16)
+        expected_version = serializers.IntegerField(min_value=0)
+
+    @extend_schema(
+        parameters=[
+            GAME_ID,
+            OpenApiParameter(
+                "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, description="Retry-safe key"
+            ),
+        ],
+        request=InputSerializer,
+        responses={201: GameViewSerializer},
+        summary="Play cards",
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        key = request.headers.get("Idempotency-Key")
+        if key is not None and not 1 <= len(key) <= 255:
+            raise InvalidRequest("invalid_idempotency_key", "An Idempotency-Key has 1 to 255 characters.")
+        if key is not None and (replayed := self._replay(request, game_id, key)) is not None:
+            return replayed
+        game = get_game(game_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            state = services.game_play(
+                game=game, user=request.user, idempotency_key=key, **data.validated_data
+            )
+        except StaleVersion:
+            # The loser of a race with its own retry: answer as the winner did.
+            if key is not None and (replayed := self._replay(request, game_id, key)) is not None:
+                return replayed
+            raise
+        return Response(presenters.game_view(game, state, request.user), status=status.HTTP_201_CREATED)
+
+    def _replay(self, request: Request, game_id: str, key: str) -> Response | None:
+        previous = services.previous_play(user=request.user, idempotency_key=key)
+        if previous is None:
+            return None
+        if previous.game_id != game_id:
+            raise Conflict(
+                "idempotency_key_reused", "This Idempotency-Key was already used for another game."
+            )
+        response = game_response(get_game(game_id), request.user, status.HTTP_201_CREATED)
+        response["Idempotent-Replayed"] = "true"
+        return response
+
+
+class EventListApi(APIView):
+    class FilterSerializer(serializers.Serializer[dict[str, int]]):
+        class Meta:
+            ref_name = "EventFilter"
+
+        after = serializers.IntegerField(
+            min_value=0, default=0, help_text="Events after this sequence number."
+        )
+        limit = serializers.IntegerField(min_value=1, max_value=500, default=200)
+
+    @extend_schema(
+        parameters=[GAME_ID, FilterSerializer],
+        responses={
+            200: inline_serializer(
+                "EventPage",
+                {
+                    "results": serializers.ListField(child=serializers.DictField()),
+                    "next": serializers.CharField(allow_null=True),
+                },
+            )
+        },
+        summary="The game's events you may see",
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        game = get_game(game_id)
+        after, limit = filters.validated_data["after"], filters.validated_data["limit"]
+        rows = event_log.read_events(game, after=after, limit=limit)
+        results = [presenters.event_view(row, game, request.user) for row in rows]
+        following = None
+        if rows and rows[-1].seq < game.version:
+            following = request.build_absolute_uri(f"?after={rows[-1].seq}&limit={limit}")
+        return Response({"results": results, "next": following})
+
+
+class RecordApi(APIView):
+    @extend_schema(
+        parameters=[GAME_ID], responses={200: OpenApiTypes.OBJECT}, summary="The game record, once over"
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        game = get_game(game_id)
+        if game.status != Game.Status.FINISHED:
+            raise Conflict("game_not_over", "The record is published once the game is over.")
+        log = [row.as_engine_event() for row in event_log.read_events(game)]
+        players = {seat: presenters.player_name(game, seat) or "" for seat in ("a", "b")}
+        return Response(record_from_events(log, players))

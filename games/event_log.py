@@ -1,0 +1,104 @@
+"""The only place that appends to a game's log, and the only place that reads it back.
+
+Optimistic concurrency: every append states the version it expects. The game row is updated
+first with ``WHERE version = expected``: on PostgreSQL the second of two racing writers waits
+for the first's row lock, then finds the version moved and updates nothing; SQLite serialises
+writers (IMMEDIATE transactions). Either way the loser gets ``StaleVersion`` and its
+transaction rolls back. The unique (game, seq) key is the last guard: a duplicate sequence
+number can never be stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from engine import Event, State, fold
+from engine.events import upcast
+from games.errors import StaleVersion
+from games.models import Game, GameEvent
+
+
+def load_state(game: Game) -> State:
+    """The game's current engine state, from the cached snapshot (no log read)."""
+    if game.state is None:
+        return rebuild_state(game)
+    return State.from_snapshot(game.state)
+
+
+def read_events(game: Game, after: int = 0, limit: int | None = None) -> list[GameEvent]:
+    rows = GameEvent.objects.filter(game=game, seq__gt=after).order_by("seq")
+    return list(rows[:limit] if limit is not None else rows)
+
+
+def rebuild_state(game: Game) -> State:
+    """The state by folding the whole stored log (audits, cache rebuilds)."""
+    return fold(upcast(row.as_engine_event()) for row in GameEvent.objects.filter(game=game).order_by("seq"))
+
+
+def cache_fields(state: State) -> dict[str, Any]:
+    """The Game columns that mirror a state."""
+    fields: dict[str, Any] = {
+        "version": state.version,
+        "to_move": state.to_move or "",
+        "state": state.to_snapshot(),
+    }
+    if state.over:
+        fields.update(
+            status=Game.Status.FINISHED,
+            winner=state.winner or "",
+            end_reason=state.end_reason or "",
+            scores=state.scores(),
+        )
+    return fields
+
+
+def append(
+    game: Game,
+    events: Iterable[Event],
+    *,
+    expected_version: int,
+    state: State,
+    actor: Any = None,
+    **extra: Any,
+) -> list[GameEvent]:
+    """Append ``events`` (already applied to ``state``) after ``expected_version`` and update
+    the game's cached columns, plus ``extra`` columns, in one transaction.
+
+    Raises StaleVersion if another writer got there first; nothing is written then.
+    """
+    now = timezone.now()
+    rows = [
+        GameEvent(
+            game_id=game.pk,
+            seq=expected_version + i,
+            kind=event["kind"],
+            v=event["v"],
+            payload={k: v for k, v in event.items() if k not in ("kind", "v")},
+            actor=actor,
+            created_at=now,
+        )
+        for i, event in enumerate(events, start=1)
+    ]
+    fields = cache_fields(state)
+    assert fields["version"] == expected_version + len(rows), "state and events disagree"
+    if fields["to_move"] != game.to_move:
+        fields["turn_started_at"] = now
+    if state.over and game.finished_at is None:
+        fields["finished_at"] = now
+    fields.update(extra)
+    # savepoint=False: join the caller's transaction (a play also stores its idempotent
+    # response) without the two extra SAVEPOINT round trips.
+    with transaction.atomic(savepoint=False):
+        if not Game.objects.filter(pk=game.pk, version=expected_version).update(**fields):
+            raise StaleVersion(expected_version)
+        try:
+            GameEvent.objects.bulk_create(rows)
+        except IntegrityError:
+            raise StaleVersion(expected_version) from None
+    for name, value in fields.items():
+        setattr(game, name, value)
+    return rows

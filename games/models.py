@@ -1,0 +1,148 @@
+"""A game is its append-only event log (``GameEvent``); ``Game`` holds what lists and pages
+need plus a cached engine state, written in the same transaction as the events and rebuildable
+from the log (``manage.py rebuild_game_cache``)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+
+def new_public_id() -> str:
+    # 12 url-safe characters: 72 random bits, not guessable, short enough for a link.
+    return secrets.token_urlsafe(9)
+
+
+class Series(models.Model):
+    MATCH, SUMOF = "match", "sumof"
+
+    id = models.CharField(primary_key=True, max_length=16, default=new_public_id, editable=False)
+    kind = models.CharField(max_length=8, choices=[(MATCH, "first to X wins"), (SUMOF, "most points over X")])
+    target = models.PositiveSmallIntegerField()
+    player_a = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    player_b = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    bot = models.CharField(max_length=16, blank=True)
+    options = models.JSONField()
+    over = models.BooleanField(default=False)
+    winner = models.CharField(max_length=1, blank=True)
+    standings = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "series"
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.target} ({self.id})"
+
+
+class Game(models.Model):
+    class Status(models.TextChoices):
+        CHALLENGE = "challenge", "waiting for the challenged player"
+        OPEN = "open", "open challenge"
+        ACTIVE = "active", "being played"
+        FINISHED = "finished", "finished"
+        DECLINED = "declined", "declined"
+        CANCELLED = "cancelled", "cancelled"
+
+    id = models.CharField(primary_key=True, max_length=16, default=new_public_id, editable=False)
+    status = models.CharField(max_length=10, choices=Status.choices, db_index=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    player_a = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games_as_a", null=True, blank=True
+    )
+    player_b = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games_as_b", null=True, blank=True
+    )
+    bot = models.CharField(max_length=16, blank=True, help_text="The bot in seat b, if any.")
+    private = models.BooleanField(default=False, help_text="An open challenge reachable only by its link.")
+    invite_token = models.CharField(max_length=32, unique=True, null=True, blank=True)
+    options = models.JSONField(help_text="The engine options as resolved at creation.")
+    series = models.ForeignKey(Series, on_delete=models.PROTECT, null=True, blank=True, related_name="games")
+    number = models.PositiveSmallIntegerField(default=1, help_text="Game number within its series.")
+    rematch_of = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+
+    # Cached from the log (same transaction as the events that change them).
+    version = models.PositiveIntegerField(default=0, help_text="Sequence number of the last event.")
+    first = models.CharField(max_length=1, blank=True, help_text="The seat that began.")
+    to_move = models.CharField(max_length=1, blank=True)
+    state = models.JSONField(null=True, blank=True, help_text="Engine snapshot; holds hidden cards.")
+    winner = models.CharField(max_length=1, blank=True)
+    end_reason = models.CharField(max_length=16, blank=True)
+    scores = models.JSONField(null=True, blank=True)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    turn_started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["status", "-created_at"], name="game_status_created"),
+            models.Index(fields=["player_a", "status"], name="game_player_a_status"),
+            models.Index(fields=["player_b", "status"], name="game_player_b_status"),
+        ]
+
+    def __str__(self) -> str:
+        return self.id
+
+    def seat_of(self, user: Any) -> str | None:
+        """The seat ``user`` holds in this game, or None (a spectator)."""
+        user_id = getattr(user, "pk", None)
+        if user_id is None:
+            return None
+        if self.player_a_id == user_id:
+            return "a"
+        if self.player_b_id == user_id:
+            return "b"
+        return None
+
+    def player(self, seat: str) -> Any:
+        return self.player_a if seat == "a" else self.player_b
+
+    def is_bot_seat(self, seat: str) -> bool:
+        return seat == "b" and bool(self.bot)
+
+
+class GameEvent(models.Model):
+    """One engine event. Append-only: nothing in the code updates or deletes a row, the admin
+    shows them read-only, and on PostgreSQL a trigger refuses UPDATE and DELETE."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=32)
+    v = models.PositiveSmallIntegerField(help_text="Schema version of the payload.")
+    payload = models.JSONField()
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="game_event_seq_unique")]
+        ordering = ["game", "seq"]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}#{self.seq} {self.kind}"
+
+    def as_engine_event(self) -> dict[str, Any]:
+        return {"kind": self.kind, "v": self.v, **self.payload}
+
+
+class IdempotentPlay(models.Model):
+    """A play sent with an ``Idempotency-Key``, stored in the play's transaction: a retry of
+    the same request is answered from here (with the game as it now is) and never plays twice."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    version = models.PositiveIntegerField(help_text="The game's version right after the play.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotent_play_unique")]

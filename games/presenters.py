@@ -1,0 +1,119 @@
+"""Games as a viewer may see them, JSON-ready. Everything goes through engine.visibility: this
+module only adds names, card faces and links to what that function already allows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.cards import CARD_TYPE, CARD_VALUES, SEATS, TYPES
+from engine.events import Event
+from engine.rules import legal_plays
+from engine.state import State
+from engine.visibility import view_event, view_state
+from games.models import Game, GameEvent
+
+
+def card(card_id: str, values: dict[str, int]) -> dict[str, Any]:
+    return {"id": card_id, "type": CARD_TYPE[card_id], "value": values[card_id]}
+
+
+def _cards(ids: list[str] | None, values: dict[str, int]) -> list[dict[str, Any]] | None:
+    return None if ids is None else [card(c, values) for c in ids]
+
+
+def player_name(game: Game, seat: str) -> str | None:
+    if seat == "b" and game.bot:
+        return f"bot:{game.bot}"
+    user = game.player(seat)
+    return user.username if user is not None else None
+
+
+def game_summary(game: Game, viewer: Any) -> dict[str, Any]:
+    """What a list shows: no state, no cards."""
+    seat = game.seat_of(viewer)
+    return {
+        "id": game.id,
+        "status": game.status,
+        "players": [
+            {"seat": s, "username": player_name(game, s), "bot": (game.bot or None) if s == "b" else None}
+            for s in SEATS
+        ],
+        "your_seat": seat,
+        "to_move": game.to_move or None,
+        "your_turn": seat is not None and game.to_move == seat and game.status == Game.Status.ACTIVE,
+        "version": game.version,
+        "series": game.series_id,
+        "number": game.number,
+        "private": game.private,
+        "created_at": game.created_at,
+        "turn_started_at": game.turn_started_at,
+        "deadline": game.deadline,
+        "result": _result(game) if game.status == Game.Status.FINISHED else None,
+    }
+
+
+def _result(game: Game) -> dict[str, Any]:
+    return {
+        "scores": game.scores,
+        "winner": game.winner or None,
+        "winner_username": player_name(game, game.winner) if game.winner else None,
+        "reason": game.end_reason,
+    }
+
+
+def game_view(game: Game, state: State | None, viewer: Any) -> dict[str, Any]:
+    """The requester's view of one game: public table, own hand, legal plays on their turn."""
+    seat = game.seat_of(viewer)
+    view = game_summary(game, viewer)
+    view["options"] = game.options
+    if state is None:  # a challenge not yet accepted: nothing dealt
+        view.update(
+            turn=0,
+            board=None,
+            hold=None,
+            voyages=0,
+            dragon=None,
+            last_turn=None,
+            hand=None,
+            legal_plays=None,
+            revealed=None,
+        )
+        return view
+    shown = view_state(state, seat)
+    values = CARD_VALUES[state.options.deck_profile]
+    for entry in view["players"]:
+        s = entry["seat"]
+        entry.update(
+            hand_size=shown["hand_sizes"][s],
+            pile_size=shown["pile_sizes"][s],
+            captured_count=shown["captured_counts"][s],
+            has_dragon=shown["dragon"] == s,
+            score=shown["scores"][s] if shown["scores"] is not None else None,
+        )
+    mine = shown["hands"][seat] if seat is not None else None
+    view.update(
+        turn=shown["turn"],
+        board={kind: _cards(shown["board"][kind], values) for kind in TYPES},
+        hold=_cards(shown["hold"], values),
+        voyages=shown["voyages"],
+        dragon=shown["dragon"],
+        last_turn=shown["last_turn"],
+        hand=_cards(mine, values),
+        legal_plays=[{"cards": list(p.cards), "choice": p.choice} for p in legal_plays(state)]
+        if seat is not None and state.to_move == seat
+        else None,
+        revealed={
+            "hands": {s: _cards(shown["hands"][s], values) for s in SEATS},
+            "piles": {s: _cards(shown["piles"][s], values) for s in SEATS},
+            "captured": {s: _cards(shown["captured"][s], values) for s in SEATS},
+        }
+        if state.over
+        else None,
+    )
+    return view
+
+
+def event_view(row: GameEvent, game: Game, viewer: Any) -> dict[str, Any]:
+    event: Event = row.as_engine_event()
+    shown = view_event(event, game.seat_of(viewer), game.status == Game.Status.FINISHED)
+    return {"seq": row.seq, "created_at": row.created_at, **shown}

@@ -1,0 +1,336 @@
+"""Writes: creating, accepting and playing games. Every change to a started game goes through
+the engine's ``decide`` and ``event_log.append``; side effects are queued on commit."""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from engine import IllegalMove, MalformedRecord, Options, Play, Resign, apply_events, decide, resolve_options
+from engine.bots import BOTS, make_bot
+from engine.match import GameResult, next_first, standing
+from engine.replay import state_from_start
+from engine.rules import start_game
+from engine.state import State
+from engine.visibility import seat_view
+from games import event_log
+from games.errors import Conflict, Forbidden, InvalidRequest, StaleVersion
+from games.models import Game, IdempotentPlay, Series
+
+log = logging.getLogger(__name__)
+User = get_user_model()
+
+# Shuffles and the card put back on losing the dragon must be unpredictable to players.
+_table_rng = random.SystemRandom()
+BOT_SEAT = "b"
+MAX_SERIES_TARGET = 25
+
+
+def _options(rules: dict[str, Any] | None) -> Options:
+    try:
+        return resolve_options(rules or {})
+    except MalformedRecord as exc:
+        raise InvalidRequest("invalid_rules", exc.message) from None
+
+
+def _opponent(creator: Any, opponent: str | None) -> tuple[Any, str]:
+    """(user, bot name) for the ``opponent`` field: a username, ``bot:NAME`` or None."""
+    if opponent is None:
+        return None, ""
+    if opponent.startswith("bot:"):
+        name = opponent.removeprefix("bot:")
+        if name not in BOTS:
+            raise InvalidRequest("unknown_bot", f"There is no bot {name!r}; choose one of {', '.join(BOTS)}.")
+        return None, name
+    user = User.objects.filter(username__iexact=opponent, is_active=True).first()
+    if user is None:
+        raise InvalidRequest("unknown_opponent", f"There is no player called {opponent!r}.")
+    if user.pk == creator.pk:
+        raise InvalidRequest("self_challenge", "You cannot challenge yourself.")
+    return user, ""
+
+
+@transaction.atomic
+def game_create(
+    *,
+    creator: Any,
+    opponent: str | None,
+    rules: dict[str, Any] | None = None,
+    series: dict[str, Any] | None = None,
+    private: bool = False,
+) -> Game:
+    """A challenge to a named player, an open challenge (``opponent`` None) or a game against a
+    bot, which starts at once. The creator sits in seat a; who begins follows the options."""
+    options = _options(rules)
+    user, bot = _opponent(creator, opponent)
+    series_row = None
+    if series is not None:
+        kind, target = series.get("kind"), series.get("target")
+        if (
+            kind not in (Series.MATCH, Series.SUMOF)
+            or not isinstance(target, int)
+            or not 1 <= target <= MAX_SERIES_TARGET
+        ):
+            raise InvalidRequest(
+                "invalid_series",
+                f"A series is 'match' or 'sumof' with a target from 1 to {MAX_SERIES_TARGET}.",
+            )
+        series_row = Series.objects.create(
+            kind=kind, target=target, player_a=creator, player_b=user, bot=bot, options=options.to_json()
+        )
+    is_open = user is None and not bot
+    game = Game.objects.create(
+        status=Game.Status.OPEN if is_open else Game.Status.CHALLENGE,
+        created_by=creator,
+        player_a=creator,
+        player_b=user,
+        bot=bot,
+        private=private and is_open,
+        invite_token=secrets.token_urlsafe(16) if is_open else None,
+        options=options.to_json(),
+        series=series_row,
+    )
+    if bot:
+        _start(game)
+    return game
+
+
+def _start(game: Game, first: str | None = None) -> State:
+    """Shuffle, deal and record ``game_started``: the game becomes active."""
+    event = start_game(_table_rng, Options(**game.options), first=first)
+    state = state_from_start(event)
+    now = timezone.now()
+    event_log.append(
+        game,
+        [event],
+        expected_version=0,
+        state=state,
+        status=Game.Status.ACTIVE,
+        started_at=now,
+        first=state.first,
+    )
+    _after_change(game, state)
+    return state
+
+
+@transaction.atomic
+def game_accept(*, game: Game, user: Any) -> Game:
+    if game.status == Game.Status.CHALLENGE:
+        if game.player_b_id != user.pk:
+            raise Forbidden("not_challenged", "This challenge is addressed to someone else.")
+    elif game.status == Game.Status.OPEN:
+        if game.player_a_id == user.pk:
+            raise InvalidRequest("own_challenge", "You cannot accept your own challenge.")
+        # Claim the free seat with a conditional update: of two players accepting at once,
+        # exactly one gets it.
+        if not Game.objects.filter(pk=game.pk, status=Game.Status.OPEN, player_b__isnull=True).update(
+            player_b=user
+        ):
+            raise Conflict("already_taken", "Someone else accepted this challenge first.")
+        game.player_b = user
+        if game.series_id is not None:
+            Series.objects.filter(pk=game.series_id).update(player_b=user)
+    else:
+        raise Conflict("not_a_challenge", f"This game is {game.status}: there is nothing to accept.")
+    try:
+        _start(game)
+    except StaleVersion:
+        raise Conflict("already_accepted", "This challenge has already been accepted.") from None
+    return game
+
+
+def game_decline(*, game: Game, user: Any) -> Game:
+    if game.status != Game.Status.CHALLENGE or game.player_b_id != user.pk:
+        raise Forbidden(
+            "cannot_decline", "Only the challenged player can decline a challenge that is waiting."
+        )
+    _set_status(game, Game.Status.CHALLENGE, Game.Status.DECLINED)
+    return game
+
+
+def game_cancel(*, game: Game, user: Any) -> Game:
+    if game.created_by_id != user.pk:
+        raise Forbidden("cannot_cancel", "Only the player who made the challenge can cancel it.")
+    if game.status not in (Game.Status.CHALLENGE, Game.Status.OPEN):
+        raise Conflict(
+            "not_a_challenge", f"This game is {game.status}: only unanswered challenges can be cancelled."
+        )
+    _set_status(game, game.status, Game.Status.CANCELLED)
+    return game
+
+
+def _set_status(game: Game, old: str, new: str) -> None:
+    if not Game.objects.filter(pk=game.pk, status=old, version=0).update(
+        status=new, finished_at=timezone.now()
+    ):
+        raise Conflict("challenge_answered", "This challenge has just been answered.")
+    game.status = new
+
+
+def game_play(
+    *,
+    game: Game,
+    user: Any,
+    cards: list[str],
+    choice: str | None,
+    expected_version: int,
+    idempotency_key: str | None = None,
+) -> State:
+    """One play, checked in the order the API promises: seated, version, game running, turn,
+    then the rules. Returns the new state; raises a GameError and writes nothing otherwise.
+    With ``idempotency_key``, the key is stored in the play's own transaction."""
+    seat = _seat(game, user)
+    if expected_version != game.version:
+        raise StaleVersion(expected_version, game.version)
+    state = _running_state(game)
+    if state.to_move != seat:
+        raise Forbidden("not_your_turn", "It is not your turn: wait for your opponent's play.")
+    try:
+        events = decide(state, Play(tuple(cards), choice), _table_rng)
+    except IllegalMove as exc:
+        raise InvalidRequest(exc.code, exc.message) from None
+    apply_events(state, events)
+    try:
+        with transaction.atomic():
+            event_log.append(game, events, expected_version=expected_version, state=state, actor=user)
+            if idempotency_key is not None:
+                IdempotentPlay.objects.create(
+                    user=user, key=idempotency_key, game=game, version=state.version
+                )
+            _after_change(game, state)
+    except IntegrityError:  # only the idempotency key can clash here; events raise StaleVersion
+        raise Conflict(
+            "idempotency_key_reused", "This Idempotency-Key was already used for another play."
+        ) from None
+    return state
+
+
+def previous_play(*, user: Any, idempotency_key: str) -> IdempotentPlay | None:
+    return IdempotentPlay.objects.filter(user=user, key=idempotency_key).first()
+
+
+def game_resign(*, game: Game, user: Any) -> State:
+    seat = _seat(game, user)
+    for _ in range(5):  # a resignation wins a race with a play: retry on a moved version
+        state = _running_state(game)
+        events = decide(state, Resign(seat))
+        apply_events(state, events)
+        try:
+            with transaction.atomic():
+                event_log.append(game, events, expected_version=game.version, state=state, actor=user)
+                _after_change(game, state)
+            return state
+        except StaleVersion:
+            game.refresh_from_db()
+    raise Conflict("busy", "The game is changing too fast; try again.")
+
+
+def _seat(game: Game, user: Any) -> str:
+    seat = game.seat_of(user)
+    if seat is None:
+        raise Forbidden("not_a_player", "You are not playing in this game.")
+    return seat
+
+
+def _running_state(game: Game) -> State:
+    if game.status == Game.Status.FINISHED:
+        raise InvalidRequest("game_over", "The game is over: no more plays.")
+    if game.status != Game.Status.ACTIVE:
+        raise Conflict("game_not_started", "The game has not started: the challenge is not accepted yet.")
+    return event_log.load_state(game)
+
+
+def bot_play_turn(*, game_id: str) -> bool:
+    """Play the bot's turn if it is the bot's turn; False if there was nothing to do (so a
+    task delivered twice plays once)."""
+    game = Game.objects.select_related("player_a", "player_b").filter(pk=game_id).first()
+    if game is None or game.status != Game.Status.ACTIVE or not game.bot or game.to_move != BOT_SEAT:
+        return False
+    state = event_log.load_state(game)
+    bot = make_bot(game.bot, random.Random(secrets.randbits(64)))
+    events = decide(state, bot.choose(seat_view(state, BOT_SEAT)), _table_rng)
+    apply_events(state, events)
+    try:
+        with transaction.atomic():
+            event_log.append(game, events, expected_version=game.version, state=state)
+            _after_change(game, state)
+    except StaleVersion:
+        return False
+    return True
+
+
+def _after_change(game: Game, state: State) -> None:
+    """What follows a change, inside its transaction: the next series game, or the bot's move
+    queued once the transaction has committed."""
+    if state.over:
+        if game.series_id is not None:
+            _series_progress(game)
+    elif game.bot and state.to_move == BOT_SEAT:
+        transaction.on_commit(lambda: _queue_bot_turn(game.pk))
+
+
+def _queue_bot_turn(game_id: str) -> None:
+    from django.conf import settings
+
+    from games.tasks import play_bot_turn
+
+    try:
+        play_bot_turn.apply_async((game_id,), countdown=settings.BOT_MOVE_DELAY_SECONDS)
+    except Exception:  # the broker is down: the play stands, the sweep will queue it later
+        log.exception("could not queue the bot's turn in game %s", game_id)
+
+
+def _series_progress(game: Game) -> None:
+    series = Series.objects.select_for_update().get(pk=game.series_id)
+    finished = Game.objects.filter(series=series, status=Game.Status.FINISHED).order_by("number")
+    results = [
+        GameResult(g.scores or {}, g.winner or None, g.first)
+        for g in finished.only("scores", "winner", "first")
+    ]
+    options = Options(**series.options)
+    now = standing(series.kind, series.target, results, options.sumof_tiebreak)
+    series.standings = {"games": now.games, "wins": now.wins, "points": now.points}
+    series.over = now.over
+    series.winner = now.winner or ""
+    series.save(update_fields=["standings", "over", "winner"])
+    if now.over:
+        return
+    following = Game.objects.create(
+        status=Game.Status.CHALLENGE,
+        created_by=series.player_a,
+        player_a=series.player_a,
+        player_b=series.player_b,
+        bot=series.bot,
+        options=series.options,
+        series=series,
+        number=now.games + 1,
+    )
+    _start(following, first=next_first(results, options.match_first_player, _table_rng))
+
+
+@transaction.atomic
+def game_rematch(*, game: Game, user: Any) -> Game:
+    """A new game against the same opponent with the same rules: a challenge they accept, or
+    at once against a bot. Asking twice returns the same rematch."""
+    _seat(game, user)
+    if game.status != Game.Status.FINISHED:
+        raise Conflict("game_not_over", "A rematch can be asked once the game is over.")
+    existing = Game.objects.filter(rematch_of=game).first()
+    if existing is not None:
+        return existing
+    opponent = game.player_b if game.player_a_id == user.pk else game.player_a
+    assert game.bot or opponent is not None, "a finished game has two players"
+    rematch = game_create(
+        creator=user,
+        opponent=f"bot:{game.bot}" if game.bot or opponent is None else opponent.username,
+        rules=game.options,
+    )
+    Game.objects.filter(pk=rematch.pk).update(rematch_of=game)
+    rematch.rematch_of = game
+    return rematch

@@ -1,0 +1,12 @@
+"""Celery tasks: thin, take ids, call services."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from games import services
+
+
+@shared_task(ignore_result=True)
+def play_bot_turn(game_id: str) -> bool:
+    return services.bot_play_turn(game_id=game_id)

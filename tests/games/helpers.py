@@ -1,0 +1,37 @@
+"""Playing games through the API in tests, and looking for cards that must stay hidden."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine.visibility import view_state
+from games import event_log
+from games.models import Game
+
+
+def hidden_ids(game_id: str, viewer_seat: str | None) -> set[str]:
+    """Card ids ``viewer_seat`` must not see now: the opponent's hand and every draw pile
+    (for a spectator, both hands). Taken from the server's own state, not from any response."""
+    state = event_log.load_state(Game.objects.get(pk=game_id))
+    hidden = set(state.piles["a"]) | set(state.piles["b"])
+    for seat in ("a", "b"):
+        if seat != viewer_seat:
+            hidden |= set(state.hands[seat])
+    assert view_state(state, viewer_seat)["over"] is False
+    return hidden
+
+
+def leaked(response_body: Any, ids: set[str]) -> set[str]:
+    """Which of ``ids`` appear anywhere in a response, as whole JSON strings."""
+    text = json.dumps(response_body)
+    return {card for card in ids if f'"{card}"' in text}
+
+
+def play_first_legal(client: Any, game_id: str, prefer_choice: str | None = None) -> Any:
+    view = client.get(f"/api/games/{game_id}/").json()
+    plays = view["legal_plays"]
+    chosen = next((p for p in plays if prefer_choice and p["choice"] == prefer_choice), plays[0])
+    return client.post(
+        f"/api/games/{game_id}/plays/", {**chosen, "expected_version": view["version"]}, format="json"
+    )
