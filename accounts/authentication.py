@@ -22,7 +22,10 @@ class TokenAuthentication(authentication.BaseAuthentication):
             key = header[1].decode()
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("Invalid token.") from None
-        token = ApiToken.objects.select_related("user").filter(digest=token_digest(key)).first()
+        try:
+            token = ApiToken.objects.select_related("user").get(digest=token_digest(key))
+        except ApiToken.DoesNotExist:
+            token = None
         if token is None or not token.user.is_active:
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
         return token.user, token

@@ -8,6 +8,8 @@ secrets outside debug.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -86,8 +88,9 @@ if _db["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
-    # A file, not memory, so tests of concurrent requests share one database across threads.
-    _db["TEST"] = {"NAME": str(BASE_DIR / "test-db.sqlite3")}
+    # A file, not memory, so tests of concurrent requests share one database across threads;
+    # one per process, so two test runs side by side never share it.
+    _db["TEST"] = {"NAME": str(Path(tempfile.gettempdir()) / f"dragonheart-test-{os.getpid()}.sqlite3")}
 else:
     _db["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
     _db["CONN_HEALTH_CHECKS"] = True

@@ -9,6 +9,7 @@ from django.db.models import Q, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -57,10 +58,11 @@ class GameViewSerializer(GameSummarySerializer):
 
 
 def get_game(game_id: str) -> Game:
-    game = Game.objects.select_related("player_a", "player_b").filter(pk=game_id).first()
-    if game is None:
-        raise NotFound("not_found", "There is no game with that id.")
-    return game
+    # One row, no joins: the names the views show are copied onto it.
+    try:
+        return Game.objects.get(pk=game_id)
+    except Game.DoesNotExist:
+        raise NotFound("not_found", "There is no game with that id.") from None
 
 
 def game_response(game: Game, user: Any, status_code: int = status.HTTP_200_OK) -> Response:
@@ -109,7 +111,7 @@ class GameListCreateApi(APIView):
     def get(self, request: Request) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        games: QuerySet[Game] = Game.objects.select_related("player_a", "player_b").defer("state", "options")
+        games: QuerySet[Game] = Game.objects.defer("state", "options")
         user = request.user
         mine = Q(player_a=user) | Q(player_b=user)
         if filters.validated_data["mine"]:
@@ -182,33 +184,57 @@ class PlayCreateApi(APIView):
         key = request.headers.get("Idempotency-Key")
         if key is not None and not 1 <= len(key) <= 255:
             raise InvalidRequest("invalid_idempotency_key", "An Idempotency-Key has 1 to 255 characters.")
-        if key is not None and (replayed := self._replay(request, game_id, key)) is not None:
-            return replayed
         game = get_game(game_id)
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        try:
+            body = request.data
+        except ParseError:
+            # A malformed play is the last error in the promised order: report earlier ones.
+            services.play_guards(game=game, user=request.user, expected_version=None)
+            raise
+        data = self.InputSerializer(data=body)
+        if not data.is_valid():
+            services.play_guards(game=game, user=request.user, expected_version=_stated_version(body))
+            raise ValidationError(data.errors)
+        fingerprint = services.play_fingerprint(game_id=game.pk, **data.validated_data)
+        # A retry carries the version its first attempt saw, now stale: answer it before
+        # the version check, from the stored play.
+        if key is not None and (replayed := self._replay(request, game, key, fingerprint)) is not None:
+            return replayed
         try:
             state = services.game_play(
-                game=game, user=request.user, idempotency_key=key, **data.validated_data
+                game=game,
+                user=request.user,
+                idempotency_key=key,
+                fingerprint=fingerprint,
+                **data.validated_data,
             )
         except StaleVersion:
             # The loser of a race with its own retry: answer as the winner did.
-            if key is not None and (replayed := self._replay(request, game_id, key)) is not None:
+            if key is not None and (replayed := self._replay(request, game, key, fingerprint)) is not None:
                 return replayed
             raise
         return Response(presenters.game_view(game, state, request.user), status=status.HTTP_201_CREATED)
 
-    def _replay(self, request: Request, game_id: str, key: str) -> Response | None:
+    def _replay(self, request: Request, game: Game, key: str, fingerprint: str) -> Response | None:
         previous = services.previous_play(user=request.user, idempotency_key=key)
         if previous is None:
             return None
-        if previous.game_id != game_id:
+        if previous.fingerprint != fingerprint:
             raise Conflict(
-                "idempotency_key_reused", "This Idempotency-Key was already used for another game."
+                "idempotency_key_reused", "This Idempotency-Key was already used for a different play."
             )
-        response = game_response(get_game(game_id), request.user, status.HTTP_201_CREATED)
+        response = game_response(get_game(game.pk), request.user, status.HTTP_201_CREATED)
         response["Idempotent-Replayed"] = "true"
         return response
+
+
+def _stated_version(body: Any) -> int | None:
+    """The expected_version of a play that is malformed elsewhere, if it states a valid one."""
+    try:
+        version: int = serializers.IntegerField(min_value=0).run_validation(body["expected_version"])
+    except (TypeError, KeyError, IndexError, serializers.ValidationError):
+        return None
+    return version
 
 
 class EventListApi(APIView):
@@ -256,5 +282,5 @@ class RecordApi(APIView):
         if game.status != Game.Status.FINISHED:
             raise Conflict("game_not_over", "The record is published once the game is over.")
         log = [row.as_engine_event() for row in event_log.read_events(game)]
-        players = {seat: presenters.player_name(game, seat) or "" for seat in ("a", "b")}
+        players = {seat: game.player_name(seat) or "" for seat in ("a", "b")}
         return Response(record_from_events(log, players))

@@ -58,6 +58,9 @@ class Game(models.Model):
     player_b = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games_as_b", null=True, blank=True
     )
+    # Names are copied here (usernames never change) so that opening a game reads one row.
+    player_a_name = models.CharField(max_length=150, blank=True)
+    player_b_name = models.CharField(max_length=150, blank=True)
     bot = models.CharField(max_length=16, blank=True, help_text="The bot in seat b, if any.")
     private = models.BooleanField(default=False, help_text="An open challenge reachable only by its link.")
     invite_token = models.CharField(max_length=32, unique=True, null=True, blank=True)
@@ -105,6 +108,12 @@ class Game(models.Model):
     def player(self, seat: str) -> Any:
         return self.player_a if seat == "a" else self.player_b
 
+    def player_name(self, seat: str) -> str | None:
+        """The name shown for a seat: a username, ``bot:NAME``, or None for an open seat."""
+        if seat == "b" and self.bot:
+            return f"bot:{self.bot}"
+        return (self.player_a_name if seat == "a" else self.player_b_name) or None
+
     def is_bot_seat(self, seat: str) -> bool:
         return seat == "b" and bool(self.bot)
 
@@ -141,6 +150,7 @@ class IdempotentPlay(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of the play, to refuse a reused key.")
     version = models.PositiveIntegerField(help_text="The game's version right after the play.")
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -21,13 +21,6 @@ def _cards(ids: list[str] | None, values: dict[str, int]) -> list[dict[str, Any]
     return None if ids is None else [card(c, values) for c in ids]
 
 
-def player_name(game: Game, seat: str) -> str | None:
-    if seat == "b" and game.bot:
-        return f"bot:{game.bot}"
-    user = game.player(seat)
-    return user.username if user is not None else None
-
-
 def game_summary(game: Game, viewer: Any) -> dict[str, Any]:
     """What a list shows: no state, no cards."""
     seat = game.seat_of(viewer)
@@ -35,7 +28,7 @@ def game_summary(game: Game, viewer: Any) -> dict[str, Any]:
         "id": game.id,
         "status": game.status,
         "players": [
-            {"seat": s, "username": player_name(game, s), "bot": (game.bot or None) if s == "b" else None}
+            {"seat": s, "username": game.player_name(s), "bot": (game.bot or None) if s == "b" else None}
             for s in SEATS
         ],
         "your_seat": seat,
@@ -56,7 +49,7 @@ def _result(game: Game) -> dict[str, Any]:
     return {
         "scores": game.scores,
         "winner": game.winner or None,
-        "winner_username": player_name(game, game.winner) if game.winner else None,
+        "winner_username": game.player_name(game.winner) if game.winner else None,
         "reason": game.end_reason,
     }
 

@@ -3,6 +3,8 @@ the engine's ``decide`` and ``event_log.append``; side effects are queued on com
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import random
 import secrets
@@ -74,7 +76,7 @@ def game_create(
         kind, target = series.get("kind"), series.get("target")
         if (
             kind not in (Series.MATCH, Series.SUMOF)
-            or not isinstance(target, int)
+            or type(target) is not int  # not isinstance: JSON true is no target of 1
             or not 1 <= target <= MAX_SERIES_TARGET
         ):
             raise InvalidRequest(
@@ -90,6 +92,8 @@ def game_create(
         created_by=creator,
         player_a=creator,
         player_b=user,
+        player_a_name=creator.username,
+        player_b_name=user.username if user is not None else "",
         bot=bot,
         private=private and is_open,
         invite_token=secrets.token_urlsafe(16) if is_open else None,
@@ -130,10 +134,11 @@ def game_accept(*, game: Game, user: Any) -> Game:
         # Claim the free seat with a conditional update: of two players accepting at once,
         # exactly one gets it.
         if not Game.objects.filter(pk=game.pk, status=Game.Status.OPEN, player_b__isnull=True).update(
-            player_b=user
+            player_b=user, player_b_name=user.username
         ):
             raise Conflict("already_taken", "Someone else accepted this challenge first.")
         game.player_b = user
+        game.player_b_name = user.username
         if game.series_id is not None:
             Series.objects.filter(pk=game.series_id).update(player_b=user)
     else:
@@ -181,16 +186,12 @@ def game_play(
     choice: str | None,
     expected_version: int,
     idempotency_key: str | None = None,
+    fingerprint: str = "",
 ) -> State:
     """One play, checked in the order the API promises: seated, version, game running, turn,
     then the rules. Returns the new state; raises a GameError and writes nothing otherwise.
     With ``idempotency_key``, the key is stored in the play's own transaction."""
-    seat = _seat(game, user)
-    if expected_version != game.version:
-        raise StaleVersion(expected_version, game.version)
-    state = _running_state(game)
-    if state.to_move != seat:
-        raise Forbidden("not_your_turn", "It is not your turn: wait for your opponent's play.")
+    state = play_guards(game=game, user=user, expected_version=expected_version)
     try:
         events = decide(state, Play(tuple(cards), choice), _table_rng)
     except IllegalMove as exc:
@@ -201,7 +202,7 @@ def game_play(
             event_log.append(game, events, expected_version=expected_version, state=state, actor=user)
             if idempotency_key is not None:
                 IdempotentPlay.objects.create(
-                    user=user, key=idempotency_key, game=game, version=state.version
+                    user=user, key=idempotency_key, game=game, fingerprint=fingerprint, version=state.version
                 )
             _after_change(game, state)
     except IntegrityError:  # only the idempotency key can clash here; events raise StaleVersion
@@ -209,6 +210,26 @@ def game_play(
             "idempotency_key_reused", "This Idempotency-Key was already used for another play."
         ) from None
     return state
+
+
+def play_guards(*, game: Game, user: Any, expected_version: int | None) -> State:
+    """The checks that come before the rules, in the API's order: seated (403), version (409;
+    skipped when None, for a play that states none), game running, turn (403). Returns the
+    current state; raises the first GameError. The API also runs them on a malformed play,
+    so that a malformed body is reported only after these."""
+    seat = _seat(game, user)
+    if expected_version is not None and expected_version != game.version:
+        raise StaleVersion(expected_version, game.version)
+    state = _running_state(game)
+    if state.to_move != seat:
+        raise Forbidden("not_your_turn", "It is not your turn: wait for your opponent's play.")
+    return state
+
+
+def play_fingerprint(*, game_id: str, cards: list[str], choice: str | None, expected_version: int) -> str:
+    """What makes two requests the same play, for Idempotency-Key checks."""
+    play = json.dumps([game_id, cards, choice, expected_version])
+    return hashlib.sha256(play.encode()).hexdigest()
 
 
 def previous_play(*, user: Any, idempotency_key: str) -> IdempotentPlay | None:
@@ -249,7 +270,7 @@ def _running_state(game: Game) -> State:
 def bot_play_turn(*, game_id: str) -> bool:
     """Play the bot's turn if it is the bot's turn; False if there was nothing to do (so a
     task delivered twice plays once)."""
-    game = Game.objects.select_related("player_a", "player_b").filter(pk=game_id).first()
+    game = Game.objects.filter(pk=game_id).first()
     if game is None or game.status != Game.Status.ACTIVE or not game.bot or game.to_move != BOT_SEAT:
         return False
     state = event_log.load_state(game)
@@ -306,6 +327,8 @@ def _series_progress(game: Game) -> None:
         created_by=series.player_a,
         player_a=series.player_a,
         player_b=series.player_b,
+        player_a_name=game.player_a_name,
+        player_b_name=game.player_b_name,
         bot=series.bot,
         options=series.options,
         series=series,

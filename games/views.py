@@ -40,8 +40,7 @@ def home(request: HttpRequest) -> HttpResponse:
     games: list[dict[str, object]] = []
     if request.user.is_authenticated:
         rows = (
-            Game.objects.select_related("player_a", "player_b")
-            .defer("state", "options")
+            Game.objects.defer("state", "options")
             .filter(Q(player_a=request.user) | Q(player_b=request.user))
             .order_by("-created_at")[:50]
         )
@@ -76,7 +75,7 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
 
 @login_required
 def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
-    game = get_object_or_404(Game.objects.select_related("player_a", "player_b"), pk=game_id)
+    game = get_object_or_404(Game, pk=game_id)
     state = event_log.load_state(game) if game.version else None
     return render(
         request, "games/game.html", {"game": game, "view": presenters.game_view(game, state, request.user)}

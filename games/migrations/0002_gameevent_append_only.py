@@ -24,7 +24,7 @@ DROP FUNCTION IF EXISTS games_gameevent_append_only();
 def _on_postgresql(sql: str):  # type: ignore[no-untyped-def]
     def run(apps, schema_editor):  # type: ignore[no-untyped-def]
         if schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(sql)
+            schema_editor.execute(sql, params=None)  # None: the SQL has literal % signs
 
     return run
 

@@ -7,17 +7,21 @@ from typing import Any
 
 from engine.visibility import view_state
 from games import event_log
-from games.models import Game
+from games.models import Game, GameEvent
 
 
 def hidden_ids(game_id: str, viewer_seat: str | None) -> set[str]:
     """Card ids ``viewer_seat`` must not see now: the opponent's hand and every draw pile
     (for a spectator, both hands). Taken from the server's own state, not from any response."""
-    state = event_log.load_state(Game.objects.get(pk=game_id))
+    game = Game.objects.get(pk=game_id)
+    state = event_log.load_state(game)
     hidden = set(state.piles["a"]) | set(state.piles["b"])
     for seat in ("a", "b"):
         if seat != viewer_seat:
             hidden |= set(state.hands[seat])
+    # A player who lost the dragon saw the card he put back on his own pile: he may see it.
+    put_back = GameEvent.objects.filter(game=game, kind="dragon_transferred", payload__from=viewer_seat)
+    hidden -= {row.payload["returned"] for row in put_back if viewer_seat is not None}
     assert view_state(state, viewer_seat)["over"] is False
     return hidden
 

@@ -1,0 +1,21 @@
+# One image for every service of docker-compose.yml: web, worker and beat differ by command.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+WORKDIR /app
+
+COPY pyproject.toml README.md ./
+COPY engine engine
+COPY accounts accounts
+COPY games games
+COPY dragonheart_site dragonheart_site
+COPY templates templates
+COPY manage.py ./
+RUN pip install . && useradd --create-home dragonheart
+
+# collectstatic needs settings but no secrets or database.
+RUN DEBUG=0 SECRET_KEY=build-only-not-secret python manage.py collectstatic --noinput
+
+USER dragonheart
+EXPOSE 8000
+CMD ["gunicorn", "dragonheart_site.wsgi", "--bind=0.0.0.0:8000", "--workers=4", "--worker-class=sync"]

@@ -1,0 +1,296 @@
+"""Load benchmark of the REST API on the production stack: gunicorn (sync workers) on
+PostgreSQL with persistent connections, Redis as cache (throttle counters).
+
+    .venv/bin/python benchmarks/api_load.py [--clients 16] [--seconds 10] [--workers 4]
+
+It creates a scratch database, starts gunicorn on 127.0.0.1, signs up players and starts games
+through the API, then runs three phases at the same concurrency and prints requests/s and
+latency percentiles for each:
+
+1. ``GET /api/health/`` — a bare DRF view, the baseline of this machine at this moment;
+2. ``GET /api/games/{id}/`` — a player opening a game (games of every length);
+3. ``POST /api/games/{id}/plays/`` — plays, each from the player to move, as a client that
+   knows its own hand: it puts down one card, which is always legal (a limited space always
+   has a free slot between turns), with the choice a princess or a completing hero needs.
+
+Everything runs on this machine and talks only to 127.0.0.1; every loop is bounded in time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parents[1]
+PASSWORD = "bench-dragon-heart-42"
+
+
+@dataclass
+class Seat:
+    token: str
+    hand: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class TableGame:
+    """What a pair of clients knows of one game: each seat's own hand and the public table."""
+
+    id: str
+    seats: dict[str, Seat]
+    version: int = 0
+    to_move: str | None = None
+    heroes_on_board: int = 0
+    dragon: str | None = None
+    over: bool = False
+
+
+class Client:
+    """One keep-nothing HTTP client (sync gunicorn workers close every connection)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def call(
+        self, method: str, path: str, token: str | None = None, body: Any = None
+    ) -> tuple[int, Any, float]:
+        headers = {"Content-Type": "application/json", "Host": "127.0.0.1"}
+        if token:
+            headers["Authorization"] = f"Token {token}"
+        payload = json.dumps(body) if body is not None else None
+        began = time.perf_counter()
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            conn.request(method, path, body=payload, headers=headers)
+            response = conn.getresponse()
+            data = response.read()
+        finally:
+            conn.close()
+        elapsed = time.perf_counter() - began
+        return response.status, json.loads(data) if data else None, elapsed
+
+
+def _env(database_url: str, redis_url: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-" + "x" * 60,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "0",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "CONN_MAX_AGE": "600",
+        "THROTTLE_SIGNUP": "100000/minute",
+        "THROTTLE_TOKENS": "100000/minute",
+        "THROTTLE_PLAYS": "100000/minute",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+def _fresh_database(admin_url: str, name: str) -> None:
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def _absorb(game: TableGame, seat: str, view: dict[str, Any]) -> None:
+    game.version = view["version"]
+    game.to_move = view["to_move"]
+    game.over = view["status"] == "finished"
+    if view["hand"] is not None:
+        game.seats[seat].hand = view["hand"]
+    if view["board"] is not None:
+        game.heroes_on_board = len(view["board"]["hero"])
+    game.dragon = view["dragon"]
+
+
+def _one_card_play(game: TableGame) -> dict[str, Any]:
+    assert game.to_move is not None
+    hand = game.seats[game.to_move].hand
+    card = hand[len(hand) // 2]
+    choice = None
+    if card["type"] == "princess":
+        choice = "stones"
+    elif card["type"] == "hero" and game.heroes_on_board == 1:
+        choice = "princesses"
+    return {"cards": [card["id"]], "choice": choice, "expected_version": game.version}
+
+
+def _new_game(client: Client, a: Seat, b: Seat, b_name: str) -> TableGame:
+    status, view, _ = client.call("POST", "/api/games/", a.token, {"opponent": b_name})
+    assert status == 201, view
+    game = TableGame(view["id"], {"a": a, "b": b})
+    status, view, _ = client.call("POST", f"/api/games/{game.id}/accept/", b.token)
+    assert status == 200, view
+    _absorb(game, "b", view)
+    _, view, _ = client.call("GET", f"/api/games/{game.id}/", a.token)
+    _absorb(game, "a", view)
+    return game
+
+
+def _play(client: Client, game: TableGame) -> tuple[int, float]:
+    """One play by the seat to move; refreshes a hand that changed behind the client's back
+    (a card put back on losing the dragon)."""
+    seat = game.to_move
+    assert seat is not None
+    before = game.dragon
+    status, view, elapsed = client.call(
+        "POST", f"/api/games/{game.id}/plays/", game.seats[seat].token, _one_card_play(game)
+    )
+    if status == 201:
+        _absorb(game, seat, view)
+        if before is not None and before != game.dragon:
+            _, other, _ = client.call("GET", f"/api/games/{game.id}/", game.seats[before].token)
+            _absorb(game, before, other)
+    return status, elapsed
+
+
+@dataclass
+class Tally:
+    latencies: list[float] = field(default_factory=list)
+    errors: dict[int, int] = field(default_factory=dict)
+
+    def add(self, status: int, elapsed: float, ok: int) -> None:
+        if status == ok:
+            self.latencies.append(elapsed)
+        else:
+            self.errors[status] = self.errors.get(status, 0) + 1
+
+
+def _phase(name: str, clients: int, seconds: float, work: Any) -> None:
+    tallies = [Tally() for _ in range(clients)]
+    stop = time.monotonic() + seconds
+    threads = [threading.Thread(target=work, args=(i, tallies[i], stop)) for i in range(clients)]
+    began = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - began
+    latencies = sorted(x for t in tallies for x in t.latencies)
+    errors: dict[int, int] = {}
+    for t in tallies:
+        for status, count in t.errors.items():
+            errors[status] = errors.get(status, 0) + count
+    if not latencies:
+        print(f"{name}: no successful request; errors {errors}")
+        return
+
+    def pct(q: float) -> float:
+        return 1000 * latencies[min(len(latencies) - 1, int(q * len(latencies)))]
+
+    print(
+        f"{name:<34} {len(latencies) / elapsed:>7.0f}/s  p50 {pct(0.50):5.1f} ms  "
+        f"p95 {pct(0.95):5.1f} ms  p99 {pct(0.99):5.1f} ms  max {1000 * latencies[-1]:6.1f} ms  "
+        f"ok {len(latencies)}  errors {errors or 0}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
+    parser.add_argument("--games", type=int, default=160, help="games in play (each client owns some)")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--database", default="dragonheart_bench")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")
+    args = parser.parse_args()
+
+    database_url = args.postgres.rsplit("/", 1)[0] + "/" + args.database
+    _fresh_database(args.postgres, args.database)
+    env = _env(database_url, args.redis)
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("gunicorn")),
+            "dragonheart_site.wsgi",
+            f"--bind=127.0.0.1:{args.port}",
+            f"--workers={args.workers}",
+            "--worker-class=sync",
+            "--log-level=warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    client = Client(args.port)
+    try:
+        for _ in range(100):
+            try:
+                if client.call("GET", "/api/health/")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        print(f"gunicorn: {args.workers} sync workers; {args.clients} clients; {args.seconds:.0f} s a phase")
+        seats = []
+        for i in range(2 * args.games):
+            name = f"player{i}"
+            assert (
+                client.call("POST", "/api/users/", None, {"username": name, "password": PASSWORD})[0] == 201
+            )
+            _, body, _ = client.call("POST", "/api/tokens/", None, {"username": name, "password": PASSWORD})
+            seats.append((name, Seat(body["token"])))
+        games = [
+            _new_game(client, seats[2 * i][1], seats[2 * i + 1][1], seats[2 * i + 1][0])
+            for i in range(args.games)
+        ]
+        # Give the games every length for the viewing phase: the i-th game gets i % 60 plays.
+        for i, game in enumerate(games):
+            for _ in range(i % 60):
+                if not game.over:
+                    _play(client, game)
+        per_client = [games[i :: args.clients] for i in range(args.clients)]
+
+        def health(i: int, tally: Tally, stop: float) -> None:
+            while time.monotonic() < stop:
+                status, _, elapsed = client.call("GET", "/api/health/")
+                tally.add(status, elapsed, 200)
+
+        def view(i: int, tally: Tally, stop: float) -> None:
+            mine = per_client[i]
+            n = 0
+            while time.monotonic() < stop:
+                game = mine[n % len(mine)]
+                status, _, elapsed = client.call("GET", f"/api/games/{game.id}/", game.seats["a"].token)
+                tally.add(status, elapsed, 200)
+                n += 1
+
+        def plays(i: int, tally: Tally, stop: float) -> None:
+            mine = per_client[i]
+            n = 0
+            while time.monotonic() < stop:
+                game = mine[n % len(mine)]
+                n += 1
+                if game.over:
+                    a, b = game.seats["a"], game.seats["b"]
+                    b_name = next(name for name, seat in seats if seat is b)
+                    mine[(n - 1) % len(mine)] = _new_game(client, a, b, b_name)
+                    continue
+                status, elapsed = _play(client, game)
+                tally.add(status, elapsed, 201)
+
+        events = sum(g.version for g in games)
+        print(f"{len(games)} games, {events} events stored before the phases")
+        _phase("bare DRF view (GET /api/health/)", args.clients, args.seconds, health)
+        _phase("open a game (GET /api/games/{id}/)", args.clients, args.seconds, view)
+        _phase("play (POST …/plays/)", args.clients, args.seconds, plays)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""Races: many requests for one turn, on the real database (SQLite file or PostgreSQL)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection
+from rest_framework.test import APIClient
+
+from accounts import services as account_services
+from games import services
+from games.models import Game, GameEvent
+
+
+@pytest.fixture
+def started(transactional_db):
+    alice = account_services.user_create(username="alice", password="dragon-heart-42")
+    bob = account_services.user_create(username="bob", password="dragon-heart-42")
+    game = services.game_create(creator=alice, opponent="bob")
+    services.game_accept(game=game, user=bob)
+    game.refresh_from_db()
+    mover = alice if game.to_move == "a" else bob
+    _, key = account_services.token_create(user=mover, name="race")
+    return game, key
+
+
+def _race(requests: int, send) -> list[int]:
+    barrier = threading.Barrier(requests)
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def worker() -> None:
+        try:
+            barrier.wait()
+            status = send()
+            with lock:
+                statuses.append(status)
+        finally:
+            connection.close()  # each thread has its own connection; give it back
+
+    threads = [threading.Thread(target=worker) for _ in range(requests)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return statuses
+
+
+def test_twenty_plays_racing_for_one_turn_give_one_success_and_nineteen_conflicts(started):
+    game, key = started
+    client_view = _client(key).get(f"/api/games/{game.pk}/").json()
+    play = {**client_view["legal_plays"][0], "expected_version": client_view["version"]}
+
+    statuses = _race(
+        20, lambda: _client(key).post(f"/api/games/{game.pk}/plays/", play, format="json").status_code
+    )
+
+    assert sorted(statuses) == [201] + [409] * 19
+    game.refresh_from_db()
+    seqs = list(GameEvent.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
+    assert seqs == list(range(1, game.version + 1))
+
+
+def test_plays_racing_with_one_idempotency_key_play_once_and_all_succeed(started):
+    game, key = started
+    view = _client(key).get(f"/api/games/{game.pk}/").json()
+    play = {**view["legal_plays"][0], "expected_version": view["version"]}
+
+    def send() -> int:
+        response = _client(key).post(
+            f"/api/games/{game.pk}/plays/", play, format="json", HTTP_IDEMPOTENCY_KEY="k-1"
+        )
+        return response.status_code
+
+    statuses = _race(8, send)
+
+    assert statuses == [201] * 8
+    game.refresh_from_db()
+    assert GameEvent.objects.filter(game=game, kind="cards_played").count() == 1
+    assert Game.objects.get(pk=game.pk).version == game.version
+
+
+def _client(key: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client

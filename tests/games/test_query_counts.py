@@ -1,0 +1,74 @@
+"""Requests cost a constant number of queries, whatever a game's length or the number of games."""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games import services
+from tests.games.helpers import play_first_legal
+
+
+def _new_game(api, alice, bob):
+    game = services.game_create(creator=alice, opponent="bob")
+    services.game_accept(game=game, user=bob)
+    return game.pk
+
+
+def _advance(api, game_id, plays):
+    for _ in range(plays):
+        view = api["alice"].get(f"/api/games/{game_id}/").json()
+        mover = "alice" if view["to_move"] == "a" else "bob"
+        assert play_first_legal(api[mover], game_id).status_code == 201
+
+
+def _queries(call) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        response = call()
+    assert response.status_code in (200, 201), response.content
+    return len(captured)
+
+
+def _mover(api, game_id):
+    view = api["alice"].get(f"/api/games/{game_id}/").json()
+    return api["alice"] if view["to_move"] == "a" else api["bob"]
+
+
+def test_the_game_view_costs_the_same_early_and_late(api, alice, bob):
+    game_id = _new_game(api, alice, bob)
+    early = _queries(lambda: api["charlie"].get(f"/api/games/{game_id}/"))
+    _advance(api, game_id, 40)
+    late = _queries(lambda: api["charlie"].get(f"/api/games/{game_id}/"))
+    assert early == late <= 3
+
+
+def _play_queries(api, game_id) -> int:
+    client = _mover(api, game_id)
+    view = client.get(f"/api/games/{game_id}/").json()
+    body = {**view["legal_plays"][0], "expected_version": view["version"]}
+    return _queries(lambda: client.post(f"/api/games/{game_id}/plays/", body, format="json"))
+
+
+def test_a_play_costs_the_same_early_and_late(api, alice, bob):
+    game_id = _new_game(api, alice, bob)
+    early = _play_queries(api, game_id)
+    _advance(api, game_id, 40)
+    late = _play_queries(api, game_id)
+    assert early == late <= 6
+
+
+def test_the_game_list_costs_the_same_for_one_game_and_for_thirty(api, alice, bob):
+    _new_game(api, alice, bob)
+    one = _queries(lambda: api["alice"].get("/api/games/?mine=1"))
+    for _ in range(29):
+        _new_game(api, alice, bob)
+    thirty = _queries(lambda: api["alice"].get("/api/games/?mine=1"))
+    assert one == thirty <= 3
+
+
+def test_the_events_page_costs_the_same_for_a_short_and_a_long_game(api, alice, bob):
+    game_id = _new_game(api, alice, bob)
+    short = _queries(lambda: api["bob"].get(f"/api/games/{game_id}/events/"))
+    _advance(api, game_id, 30)
+    long = _queries(lambda: api["bob"].get(f"/api/games/{game_id}/events/"))
+    assert short == long <= 4
