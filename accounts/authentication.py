@@ -1,34 +1,45 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from accounts.models import ApiToken, token_digest
 
+# A token's user is cached (in Redis in production) so that most API requests make no
+# authentication query: programs poll. Revoking a token deletes its entry at once; a
+# deactivated user's tokens stop working when the entry expires.
+CACHE_SECONDS = 300
+
+
+def cache_key(digest: str) -> str:
+    return f"apitoken:{digest}"
+
 
 class TokenAuthentication(authentication.BaseAuthentication):
-    """``Authorization: Token <key>`` against the hashed personal tokens (one query)."""
+    """``Authorization: Token <key>`` against the hashed personal tokens."""
 
     keyword = "Token"
 
-    def authenticate(self, request: Request) -> tuple[AbstractBaseUser, ApiToken] | None:
+    def authenticate(self, request: Request) -> tuple[AbstractBaseUser, str] | None:
         header = authentication.get_authorization_header(request).split()
         if not header or header[0].decode(errors="replace") != self.keyword:
             return None
         if len(header) != 2:
             raise exceptions.AuthenticationFailed("Invalid token header: give 'Token <key>'.")
         try:
-            key = header[1].decode()
+            digest = token_digest(header[1].decode())
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("Invalid token.") from None
-        try:
-            token = ApiToken.objects.select_related("user").get(digest=token_digest(key))
-        except ApiToken.DoesNotExist:
-            token = None
-        if token is None or not token.user.is_active:
-            raise exceptions.AuthenticationFailed("Invalid or revoked token.")
-        return token.user, token
+        user = cache.get(cache_key(digest))
+        if user is None:
+            token = ApiToken.objects.select_related("user").filter(digest=digest).first()
+            if token is None or not token.user.is_active:
+                raise exceptions.AuthenticationFailed("Invalid or revoked token.")
+            user = token.user
+            cache.set(cache_key(digest), user, CACHE_SECONDS)
+        return user, digest
 
     def authenticate_header(self, request: Request) -> str:
         return self.keyword

@@ -2,9 +2,11 @@ from __future__ import annotations
 
 from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from accounts.authentication import cache_key
 from accounts.models import ApiToken, token_digest
 
 
@@ -40,5 +42,10 @@ def token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
 
 
 def token_revoke(*, user: User, token_id: int) -> bool:
-    deleted, _ = ApiToken.objects.filter(user=user, pk=token_id).delete()
-    return deleted > 0
+    token = ApiToken.objects.filter(user=user, pk=token_id).first()
+    if token is None:
+        return False
+    token.delete()
+    # Revocation is immediate: forget the cached user (see accounts.authentication).
+    cache.delete(cache_key(token.digest))
+    return True

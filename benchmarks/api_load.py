@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -53,6 +54,7 @@ class TableGame:
     heroes_on_board: int = 0
     dragon: str | None = None
     over: bool = False
+    b_name: str = ""
 
 
 class Client:
@@ -129,7 +131,7 @@ def _one_card_play(game: TableGame) -> dict[str, Any]:
 def _new_game(client: Client, a: Seat, b: Seat, b_name: str) -> TableGame:
     status, view, _ = client.call("POST", "/api/games/", a.token, {"opponent": b_name})
     assert status == 201, view
-    game = TableGame(view["id"], {"a": a, "b": b})
+    game = TableGame(view["id"], {"a": a, "b": b}, b_name=b_name)
     status, view, _ = client.call("POST", f"/api/games/{game.id}/accept/", b.token)
     assert status == 200, view
     _absorb(game, "b", view)
@@ -167,15 +169,52 @@ class Tally:
             self.errors[status] = self.errors.get(status, 0) + 1
 
 
-def _phase(name: str, clients: int, seconds: float, work: Any) -> None:
-    tallies = [Tally() for _ in range(clients)]
+def _phase_in_process(kind: str, games: list[TableGame], threads: int, seconds: float, port: int) -> Tally:
+    """One load process: ``threads`` clients on their share of the games for ``seconds``."""
+    client = Client(port)
+    tallies = [Tally() for _ in range(threads)]
     stop = time.monotonic() + seconds
-    threads = [threading.Thread(target=work, args=(i, tallies[i], stop)) for i in range(clients)]
-    began = time.perf_counter()
-    for thread in threads:
+    shares = [games[i::threads] for i in range(threads)]
+
+    def work(i: int) -> None:
+        tally, mine, n = tallies[i], shares[i], 0
+        while time.monotonic() < stop:
+            if kind == "health":
+                status, _, elapsed = client.call("GET", "/api/health/")
+                tally.add(status, elapsed, 200)
+                continue
+            game = mine[n % len(mine)]
+            n += 1
+            if kind == "view":
+                status, _, elapsed = client.call("GET", f"/api/games/{game.id}/", game.seats["a"].token)
+                tally.add(status, elapsed, 200)
+            elif game.over:
+                mine[(n - 1) % len(mine)] = _new_game(client, game.seats["a"], game.seats["b"], game.b_name)
+            else:
+                status, elapsed = _play(client, game)
+                tally.add(status, elapsed, 201)
+
+    pool = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
+    for thread in pool:
         thread.start()
-    for thread in threads:
+    for thread in pool:
         thread.join()
+    merged = Tally()
+    for tally in tallies:
+        merged.latencies.extend(tally.latencies)
+        for status, count in tally.errors.items():
+            merged.errors[status] = merged.errors.get(status, 0) + count
+    return merged
+
+
+def _phase(name: str, kind: str, games: list[TableGame], args: argparse.Namespace) -> None:
+    """Run a phase from ``args.processes`` processes (a Python client is GIL-bound: one
+    process alone could not load the server) with ``args.clients`` clients in all."""
+    per = args.clients // args.processes
+    jobs = [(kind, games[i :: args.processes], per, args.seconds, args.port) for i in range(args.processes)]
+    began = time.perf_counter()
+    with multiprocessing.get_context("fork").Pool(args.processes) as pool:
+        tallies = pool.starmap(_phase_in_process, jobs)
     elapsed = time.perf_counter() - began
     latencies = sorted(x for t in tallies for x in t.latencies)
     errors: dict[int, int] = {}
@@ -202,7 +241,8 @@ def main() -> None:
     )
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
+    parser.add_argument("--workers", type=int, default=5, help="gunicorn sync workers")
+    parser.add_argument("--processes", type=int, default=4, help="load-generator processes")
     parser.add_argument("--games", type=int, default=160, help="games in play (each client owns some)")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
@@ -234,7 +274,10 @@ def main() -> None:
                     break
             except OSError:
                 time.sleep(0.1)
-        print(f"gunicorn: {args.workers} sync workers; {args.clients} clients; {args.seconds:.0f} s a phase")
+        print(
+            f"gunicorn: {args.workers} sync workers; {args.clients} clients in {args.processes} processes; "
+            f"{args.seconds:.0f} s a phase"
+        )
         seats = []
         for i in range(2 * args.games):
             name = f"player{i}"
@@ -252,41 +295,11 @@ def main() -> None:
             for _ in range(i % 60):
                 if not game.over:
                     _play(client, game)
-        per_client = [games[i :: args.clients] for i in range(args.clients)]
-
-        def health(i: int, tally: Tally, stop: float) -> None:
-            while time.monotonic() < stop:
-                status, _, elapsed = client.call("GET", "/api/health/")
-                tally.add(status, elapsed, 200)
-
-        def view(i: int, tally: Tally, stop: float) -> None:
-            mine = per_client[i]
-            n = 0
-            while time.monotonic() < stop:
-                game = mine[n % len(mine)]
-                status, _, elapsed = client.call("GET", f"/api/games/{game.id}/", game.seats["a"].token)
-                tally.add(status, elapsed, 200)
-                n += 1
-
-        def plays(i: int, tally: Tally, stop: float) -> None:
-            mine = per_client[i]
-            n = 0
-            while time.monotonic() < stop:
-                game = mine[n % len(mine)]
-                n += 1
-                if game.over:
-                    a, b = game.seats["a"], game.seats["b"]
-                    b_name = next(name for name, seat in seats if seat is b)
-                    mine[(n - 1) % len(mine)] = _new_game(client, a, b, b_name)
-                    continue
-                status, elapsed = _play(client, game)
-                tally.add(status, elapsed, 201)
-
         events = sum(g.version for g in games)
         print(f"{len(games)} games, {events} events stored before the phases")
-        _phase("bare DRF view (GET /api/health/)", args.clients, args.seconds, health)
-        _phase("open a game (GET /api/games/{id}/)", args.clients, args.seconds, view)
-        _phase("play (POST …/plays/)", args.clients, args.seconds, plays)
+        _phase("bare DRF view (GET /api/health/)", "health", games, args)
+        _phase("open a game (GET /api/games/{id}/)", "view", games, args)
+        _phase("play (POST …/plays/)", "play", games, args)
     finally:
         server.terminate()
         server.wait(timeout=30)

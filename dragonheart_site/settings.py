@@ -114,6 +114,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A play must never wait on a broker that is down: give up publishing quickly.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 BOT_MOVE_DELAY_SECONDS = env.float("BOT_MOVE_DELAY_SECONDS", default=2.0)
+CELERY_BEAT_SCHEDULE = {
+    "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": 60.0},
+}
 
 # --- Email ----------------------------------------------------------------------------------
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")

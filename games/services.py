@@ -8,6 +8,7 @@ import json
 import logging
 import random
 import secrets
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -284,6 +285,20 @@ def bot_play_turn(*, game_id: str) -> bool:
     except StaleVersion:
         return False
     return True
+
+
+def queue_overdue_bot_turns(*, waited_seconds: float) -> int:
+    """Queue the bot's turn in every game where it has waited longer than ``waited_seconds``
+    (its task was lost: the broker was down when the play committed, or a worker died). A
+    turn queued twice is played once (``bot_play_turn`` checks the version)."""
+    cutoff = timezone.now() - timedelta(seconds=waited_seconds)
+    waiting = Game.objects.filter(
+        status=Game.Status.ACTIVE, to_move=BOT_SEAT, turn_started_at__lt=cutoff
+    ).exclude(bot="")
+    game_ids = list(waiting.values_list("pk", flat=True)[:500])
+    for game_id in game_ids:
+        _queue_bot_turn(game_id)
+    return len(game_ids)
 
 
 def _after_change(game: Game, state: State) -> None:

@@ -10,3 +10,9 @@ from games import services
 @shared_task(ignore_result=True)
 def play_bot_turn(game_id: str) -> bool:
     return services.bot_play_turn(game_id=game_id)
+
+
+@shared_task(ignore_result=True)
+def sweep_bot_turns() -> int:
+    """Periodic (beat): pick up bot turns whose task never ran."""
+    return services.queue_overdue_bot_turns(waited_seconds=60)

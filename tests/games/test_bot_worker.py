@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 import pytest
 from celery.contrib.testing.worker import start_worker
 from django.db import connection
+from django.utils import timezone
 
 from accounts import services as account_services
 from dragonheart_site.celery import app
-from games import services
+from games import services, tasks
 from games.models import Game
 
 BROKER = "redis://127.0.0.1:6379/14"  # a database of its own, away from anything else
@@ -54,3 +56,29 @@ def test_a_bot_that_moves_first_is_played_by_the_worker(transactional_db, celery
     played = Game.objects.get(pk=game.pk)
     assert played.version > 1
     assert played.events.filter(kind="cards_played", actor__isnull=True).count() == 1
+
+
+def test_a_bot_turn_whose_task_was_lost_is_queued_again_by_the_sweep(
+    db, monkeypatch, django_capture_on_commit_callbacks
+):
+    queued: list[str] = []
+    monkeypatch.setattr(services, "_queue_bot_turn", queued.append)  # the broker "is down"
+    alice = account_services.user_create(username="alice", password="dragon-heart-42")
+    with django_capture_on_commit_callbacks(execute=True):
+        game = services.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "b"})
+    assert queued == [game.pk]
+    queued.clear()
+    Game.objects.filter(pk=game.pk).update(turn_started_at=timezone.now() - timedelta(minutes=5))
+
+    assert tasks.sweep_bot_turns() == 1
+    assert queued == [game.pk]
+
+
+def test_the_sweep_leaves_fresh_bot_turns_and_human_turns_alone(db, monkeypatch):
+    queued: list[str] = []
+    monkeypatch.setattr(services, "_queue_bot_turn", queued.append)
+    alice = account_services.user_create(username="alice", password="dragon-heart-42")
+    services.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "b"})  # fresh
+    services.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "a"})  # alice's turn
+
+    assert tasks.sweep_bot_turns() == 0

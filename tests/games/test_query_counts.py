@@ -22,7 +22,9 @@ def _advance(api, game_id, plays):
         assert play_first_legal(api[mover], game_id).status_code == 201
 
 
-def _queries(call) -> int:
+def _queries(call, warm: bool = True) -> int:
+    if warm:
+        call()  # the first request with a token also looks the token up
     with CaptureQueriesContext(connection) as captured:
         response = call()
     assert response.status_code in (200, 201), response.content
@@ -46,7 +48,7 @@ def _play_queries(api, game_id) -> int:
     client = _mover(api, game_id)
     view = client.get(f"/api/games/{game_id}/").json()
     body = {**view["legal_plays"][0], "expected_version": view["version"]}
-    return _queries(lambda: client.post(f"/api/games/{game_id}/plays/", body, format="json"))
+    return _queries(lambda: client.post(f"/api/games/{game_id}/plays/", body, format="json"), warm=False)
 
 
 def test_a_play_costs_the_same_early_and_late(api, alice, bob):
