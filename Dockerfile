@@ -10,6 +10,7 @@ COPY accounts accounts
 COPY games games
 COPY dragonheart_site dragonheart_site
 COPY templates templates
+COPY static static
 COPY manage.py ./
 RUN pip install . && useradd --create-home dragonheart
 

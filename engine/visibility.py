@@ -21,13 +21,15 @@ from engine.state import State
 Viewer = str | None
 
 
-def view_state(state: State, viewer: Viewer) -> dict[str, Any]:
-    """The state as ``viewer`` may see it, JSON-ready. After the end, everything."""
-    if state.over:
+def view_state(state: State, viewer: Viewer, revealed: bool | None = None) -> dict[str, Any]:
+    """The state as ``viewer`` may see it, JSON-ready. After the end, everything; ``revealed``
+    says whether the game is over when ``state`` is an earlier step of it (history pages)."""
+    if state.over if revealed is None else revealed:
         full = state.to_json()
         full.update(_common(state))
         full["end_reason"] = state.end_reason
         full["end_seat"] = state.end_seat
+        full["version"] = state.version
         return full
     shown = _common(state)
     shown.update(

@@ -114,6 +114,14 @@ class Game(models.Model):
             return f"bot:{self.bot}"
         return (self.player_a_name if seat == "a" else self.player_b_name) or None
 
+    @property
+    def name_a(self) -> str | None:
+        return self.player_name("a")
+
+    @property
+    def name_b(self) -> str | None:
+        return self.player_name("b")
+
     def is_bot_seat(self, seat: str) -> bool:
         return seat == "b" and bool(self.bot)
 

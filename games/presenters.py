@@ -57,9 +57,9 @@ def _result(game: Game) -> dict[str, Any]:
 def game_view(game: Game, state: State | None, viewer: Any) -> dict[str, Any]:
     """The requester's view of one game: public table, own hand, legal plays on their turn."""
     seat = game.seat_of(viewer)
-    view = game_summary(game, viewer)
-    view["options"] = game.options
     if state is None:  # a challenge not yet accepted: nothing dealt
+        view = game_summary(game, viewer)
+        view["options"] = game.options
         view.update(
             turn=0,
             board=None,
@@ -72,7 +72,22 @@ def game_view(game: Game, state: State | None, viewer: Any) -> dict[str, Any]:
             revealed=None,
         )
         return view
-    shown = view_state(state, seat)
+    view = state_view(game, state, viewer, revealed=state.over)
+    view["legal_plays"] = (
+        [{"cards": list(p.cards), "choice": p.choice} for p in legal_plays(state)]
+        if seat is not None and state.to_move == seat
+        else None
+    )
+    return view
+
+
+def state_view(game: Game, state: State, viewer: Any, *, revealed: bool) -> dict[str, Any]:
+    """``state`` (the game now, or at a step of its history) as ``viewer`` may see it;
+    ``revealed`` once the game is over, when everything is shown at every step."""
+    seat = game.seat_of(viewer)
+    view = game_summary(game, viewer)
+    view["options"] = game.options
+    shown = view_state(state, seat, revealed)
     values = CARD_VALUES[state.options.deck_profile]
     for entry in view["players"]:
         s = entry["seat"]
@@ -85,22 +100,22 @@ def game_view(game: Game, state: State | None, viewer: Any) -> dict[str, Any]:
         )
     mine = shown["hands"][seat] if seat is not None else None
     view.update(
+        version=state.version,
         turn=shown["turn"],
+        to_move=shown["to_move"],
         board={kind: _cards(shown["board"][kind], values) for kind in TYPES},
         hold=_cards(shown["hold"], values),
         voyages=shown["voyages"],
         dragon=shown["dragon"],
         last_turn=shown["last_turn"],
         hand=_cards(mine, values),
-        legal_plays=[{"cards": list(p.cards), "choice": p.choice} for p in legal_plays(state)]
-        if seat is not None and state.to_move == seat
-        else None,
+        legal_plays=None,
         revealed={
             "hands": {s: _cards(shown["hands"][s], values) for s in SEATS},
             "piles": {s: _cards(shown["piles"][s], values) for s in SEATS},
             "captured": {s: _cards(shown["captured"][s], values) for s in SEATS},
         }
-        if state.over
+        if revealed
         else None,
     )
     return view

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from engine.bots import BOTS
+
+
+class CreateGameForm(forms.Form):
+    OPPONENTS = [
+        ("user", _("a player I name")),
+        ("open", _("anyone (open challenge)")),
+        ("bot", _("the computer")),
+    ]
+
+    against = forms.ChoiceField(
+        label=_("Play against"), choices=OPPONENTS, initial="user", widget=forms.RadioSelect
+    )
+    username = forms.CharField(label=_("Username"), required=False, max_length=150)
+    bot = forms.ChoiceField(
+        label=_("Computer"), choices=[(b, b) for b in BOTS], initial="greedy", required=False
+    )
+    private = forms.BooleanField(label=_("Only people with the link"), required=False)
+    preset = forms.ChoiceField(
+        label=_("Rules"),
+        choices=[("official", _("Official (Kosmos)")), ("bsw", _("BrettspielWelt"))],
+        initial="official",
+    )
+    series = forms.ChoiceField(
+        label=_("Series"),
+        choices=[
+            ("", _("a single game")),
+            ("match", _("first to X wins")),
+            ("sumof", _("most points over X games")),
+        ],
+        required=False,
+    )
+    target = forms.IntegerField(label=_("X"), min_value=1, max_value=25, required=False, initial=3)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("against") == "user" and not data.get("username"):
+            self.add_error("username", _("Name the player you challenge."))
+        if data.get("series") and not data.get("target"):
+            self.add_error("target", _("Give the number of games."))
+        return data
+
+    def service_arguments(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        opponent = {"user": data["username"], "open": None, "bot": f"bot:{data['bot']}"}[data["against"]]
+        series = {"kind": data["series"], "target": data["target"]} if data["series"] else None
+        return {
+            "opponent": opponent,
+            "rules": {"preset": data["preset"]},
+            "series": series,
+            "private": data["against"] == "open" and data["private"],
+        }
+
+
+class PlayForm(forms.Form):
+    cards = forms.MultipleChoiceField(required=False)  # choices: the player's hand, set per request
+    choice = forms.ChoiceField(
+        required=False, choices=[("", "")] + [(c, c) for c in ("chests", "stones", "princesses", "trolls")]
+    )
+    expected_version = forms.IntegerField(min_value=0)
+
+    def __init__(self, *args: Any, hand: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Any id is accepted here: the engine explains what is wrong with a card in words.
+        self.fields["cards"].choices = [(c, c) for c in hand]
+        self.fields["cards"].valid_value = lambda value: True  # type: ignore[attr-defined]

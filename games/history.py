@@ -1,0 +1,145 @@
+"""The history of a game in words, and the board as it stood at any step.
+
+Each step is one event; what a viewer may see at that step comes from engine.visibility, as
+everywhere else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from engine import events as ev
+from engine.cards import CARD_VALUES
+from engine.events import Event
+from engine.replay import apply_event, state_from_start
+from engine.state import State
+
+TYPE_NAMES = {
+    "chest": (lambda n: ngettext("treasure chest", "treasure chests", n)),
+    "fire_dragon": (lambda n: ngettext("fire dragon", "fire dragons", n)),
+    "stone_dragon": (lambda n: ngettext("petrified dragon", "petrified dragons", n)),
+    "princess": (lambda n: ngettext("princess", "princesses", n)),
+    "troll": (lambda n: ngettext("troll", "trolls", n)),
+    "dwarf": (lambda n: ngettext("dwarf", "dwarves", n)),
+    "hero": (lambda n: ngettext("hero", "heroes", n)),
+    "huntress": (lambda n: ngettext("dragon huntress", "dragon huntresses", n)),
+    "ship": (lambda n: ngettext("ship", "ships", n)),
+}
+
+
+def type_name(kind: str, count: int = 1) -> str:
+    if kind == "hold":
+        return _("the hold")
+    return TYPE_NAMES[kind](count)
+
+
+def state_at(log: list[Event], step: int) -> State:
+    """The state after the first ``step`` events (step ≥ 1)."""
+    state = state_from_start(log[0])
+    for event in log[1:step]:
+        apply_event(state, event)
+    return state
+
+
+def describe(event: Event, names: dict[str, str], values: dict[str, int] = CARD_VALUES["standard"]) -> str:
+    """One line of text for one event, as its viewer may see it (redacted events have no
+    card ids, only counts)."""
+    kind = event["kind"]
+    who = names.get(event.get("seat") or "", "")
+    if kind == ev.GAME_STARTED:
+        return _("The cards are shuffled and dealt; %(first)s begins.") % {"first": names[event["first"]]}
+    if kind == ev.CARDS_PLAYED:
+        cards = event["cards"]
+        worth = ", ".join(str(values[c]) for c in cards) if event["space"] != "ship" else ""
+        line = _("%(who)s played %(count)d %(type)s") % {
+            "who": who,
+            "count": len(cards),
+            "type": type_name(event["space"], len(cards)),
+        }
+        line += f" ({worth})" if worth else ""
+        if event["choice"]:
+            line += " — " + _("chose %(choice)s") % {"choice": _choice(event["choice"])}
+        return line + "."
+    if kind == ev.TURN_PASSED:
+        return _("%(who)s had no card left and passed.") % {"who": who}
+    if kind == ev.CARDS_CAPTURED:
+        cards = event["cards"]
+        return ngettext(
+            "%(who)s took %(count)d card from %(space)s: %(points)d points.",
+            "%(who)s took %(count)d cards from %(space)s: %(points)d points.",
+            len(cards),
+        ) % {
+            "who": who,
+            "count": len(cards),
+            "space": _space(event["space"]),
+            "points": sum(values[c] for c in cards),
+        }
+    if kind == ev.CARDS_MOVED_TO_HOLD:
+        return _("The %(type)s went into the hold.") % {
+            "type": type_name(event["space"], len(event["cards"]))
+        }
+    if kind == ev.VOYAGE_COMPLETED:
+        return _("The ship sailed: voyage %(n)d.") % {"n": event["voyages"]}
+    if kind == ev.DRAGON_TRANSFERRED:
+        taker = names[event["to"]]
+        if event["from"] is None:
+            return _("%(who)s won the Great Dragon.") % {"who": taker}
+        loser = names[event["from"]]
+        if event["returned"] is None and not event.get("returned_count"):
+            return _("%(who)s took the Great Dragon from %(loser)s.") % {"who": taker, "loser": loser}
+        return _("%(who)s took the Great Dragon from %(loser)s, who put a card back on his pile.") % {
+            "who": taker,
+            "loser": loser,
+        }
+    if kind == ev.CARDS_DRAWN:
+        count = event.get("count", len(event["cards"] or []))
+        return ngettext("%(who)s drew %(count)d card.", "%(who)s drew %(count)d cards.", count) % {
+            "who": who,
+            "count": count,
+        }
+    if kind == ev.LAST_TURN_SCHEDULED:
+        why = _("the third voyage") if event["reason"] == ev.THIRD_VOYAGE else _("a draw pile ran out")
+        return _("After %(why)s, turn %(turn)d will be the last.") % {"why": why, "turn": event["turn"]}
+    if kind == ev.TURN_ENDED:
+        return _("End of turn %(turn)d.") % {"turn": event["turn"]}
+    if kind == ev.GAME_ENDED:
+        return _("Game over (%(reason)s).") % {"reason": end_reason(event["reason"])}
+    return kind
+
+
+def _choice(choice: str) -> str:
+    return {
+        "chests": _("the treasure chests"),
+        "stones": _("the petrified dragons"),
+        "princesses": _("the princesses"),
+        "trolls": _("the trolls"),
+    }[choice]
+
+
+def _space(space: str) -> str:
+    return _("the hold") if space == "hold" else _("the %(type)s space") % {"type": type_name(space)}
+
+
+def end_reason(reason: str) -> str:
+    return {
+        ev.THIRD_VOYAGE: _("the third voyage"),
+        ev.DECK_EXHAUSTED: _("a draw pile ran out"),
+        ev.RESIGNED: _("resignation"),
+        ev.TIMEOUT: _("time ran out"),
+        ev.ABORTED: _("aborted"),
+    }.get(reason, reason)
+
+
+def first_unseen_step(log: list[Event], seat: str | None) -> int:
+    """The step just after ``seat``'s last completed turn: where "since your last turn" opens."""
+    for index in range(len(log) - 1, 0, -1):
+        event = log[index]
+        if event["kind"] == ev.TURN_ENDED and event["seat"] == seat:
+            return min(index + 2, len(log))
+    return 1
+
+
+def names_of(game: Any) -> dict[str, str]:
+    return {seat: game.player_name(seat) or _("(open seat)") for seat in ("a", "b")}

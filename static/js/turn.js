@@ -1,0 +1,52 @@
+// Taking a turn: pick cards of one type, see the space they go to, the free slots and the
+// choice the play needs, then confirm. The server checks everything again; this only helps.
+(function () {
+  "use strict";
+  const form = document.getElementById("play-form");
+  if (!form) return;
+  const button = document.getElementById("play-button");
+  const hint = document.getElementById("play-hint");
+  if (!button || !hint) return;
+  const boxes = Array.from(form.querySelectorAll('input[name="cards"]'));
+  const choices = Array.from(form.querySelectorAll("fieldset.choice"));
+  const heroLying = Number(form.dataset.heroLying || 0);
+  const t = (document.documentElement.lang || "en").slice(0, 2);
+  const words = {
+    en: { pick: "Choose cards of one type.", mixed: "All cards of one turn must be of one type.",
+          slots: (n) => `Only ${n} free slot${n === 1 ? "" : "s"} on that space.`,
+          choose: "Choose what to take.", ready: "Ready: confirm your play." },
+  };
+  const say = words[t] || words.en;
+
+  function space(kind) { return document.querySelector(`.space[data-space="${kind}"]`); }
+
+  function update() {
+    const picked = boxes.filter((b) => b.checked);
+    const kinds = new Set(picked.map((b) => b.dataset.type));
+    document.querySelectorAll(".space.target").forEach((s) => s.classList.remove("target"));
+    choices.forEach((c) => { c.hidden = true; });
+    let ok = picked.length > 0 || boxes.length === 0;
+    let message = boxes.length === 0 ? "" : say.pick;
+    if (kinds.size > 1) { ok = false; message = say.mixed; }
+    else if (kinds.size === 1) {
+      const kind = [...kinds][0];
+      const target = space(kind);
+      if (target) target.classList.add("target");
+      const free = target && target.dataset.free !== "" ? Number(target.dataset.free) : Infinity;
+      if (picked.length > free) { ok = false; message = say.slots(free); }
+      else {
+        message = say.ready;
+        const needs = kind === "princess" ? "princess" : (kind === "hero" && heroLying + picked.length === 2 ? "hero" : null);
+        choices.forEach((c) => { c.hidden = c.dataset.for !== needs; if (c.hidden) c.querySelectorAll("input").forEach((i) => { i.checked = false; }); });
+        const fieldset = choices.find((c) => c.dataset.for === needs);
+        if (fieldset && !fieldset.querySelector("input:checked")) { ok = false; message = say.choose; }
+      }
+    }
+    boxes.forEach((b) => b.closest("label").classList.toggle("picked", b.checked));
+    button.disabled = !ok;
+    hint.textContent = message;
+  }
+
+  form.addEventListener("change", update);
+  update();
+})();
