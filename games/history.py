@@ -106,7 +106,7 @@ def describe(event: Event, names: dict[str, str], values: dict[str, int] = CARD_
         return _("End of turn %(turn)d.") % {"turn": event["turn"]}
     if kind == ev.GAME_ENDED:
         return _("Game over (%(reason)s).") % {"reason": end_reason(event["reason"])}
-    return kind
+    return str(kind)
 
 
 def _choice(choice: str) -> str:

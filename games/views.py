@@ -167,14 +167,14 @@ def game_poll(request: HttpRequest, game_id: str) -> HttpResponse:
 @require_POST
 def game_play(request: HttpRequest, game_id: str) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
-    hand = request.POST.getlist("cards")
-    form = PlayForm(request.POST, hand=hand)
+    cards = request.POST.getlist("cards")[:6]
+    form = PlayForm(request.POST)
     if form.is_valid():
         try:
             services.game_play(
                 game=game,
                 user=request.user,
-                cards=form.cleaned_data["cards"],
+                cards=cards,
                 choice=form.cleaned_data["choice"] or None,
                 expected_version=form.cleaned_data["expected_version"],
             )
