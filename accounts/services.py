@@ -5,6 +5,7 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from accounts.authentication import cache_key
 from accounts.models import ApiToken, token_digest
@@ -19,7 +20,7 @@ class SignupError(Exception):
 
 def user_create(*, username: str, password: str, email: str = "") -> User:
     if User.objects.filter(username__iexact=username).exists():
-        raise SignupError("username", "That username is taken.")
+        raise SignupError("username", gettext("That username is taken."))
     candidate = User(username=username, email=email)
     try:
         password_validation.validate_password(password, candidate)
@@ -30,7 +31,7 @@ def user_create(*, username: str, password: str, email: str = "") -> User:
         with transaction.atomic():
             candidate.save()
     except IntegrityError:
-        raise SignupError("username", "That username is taken.") from None
+        raise SignupError("username", gettext("That username is taken.")) from None
     return candidate
 
 

@@ -2,12 +2,16 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from accounts import views as account_views
 from dragonheart_site.health import HealthApi
 from games import views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/profile/", account_views.profile, name="profile"),
+    path("accounts/tokens/", account_views.token_create, name="token-create"),
+    path("accounts/tokens/<int:token_id>/revoke/", account_views.token_revoke, name="token-revoke"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("invite/<str:token>/", views.invite, name="invite"),
     path("games/<str:game_id>/", views.game_page, name="game"),
@@ -24,6 +28,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("accounts.urls")),
     path("api/", include("games.urls")),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language, for the switcher
     path("admin/", admin.site.urls),
 ]
 

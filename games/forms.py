@@ -7,6 +7,8 @@ from django.utils.translation import gettext_lazy as _
 
 from engine.bots import BOTS
 
+BOT_LABELS = {"random": _("random: plays any legal move"), "greedy": _("greedy: takes the most points")}
+
 
 class CreateGameForm(forms.Form):
     OPPONENTS = [
@@ -20,7 +22,10 @@ class CreateGameForm(forms.Form):
     )
     username = forms.CharField(label=_("Username"), required=False, max_length=150)
     bot = forms.ChoiceField(
-        label=_("Computer"), choices=[(b, b) for b in BOTS], initial="greedy", required=False
+        label=_("Computer"),
+        choices=[(b, BOT_LABELS.get(b, b)) for b in BOTS],
+        initial="greedy",
+        required=False,
     )
     private = forms.BooleanField(label=_("Only people with the link"), required=False)
     preset = forms.ChoiceField(

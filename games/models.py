@@ -9,6 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 def new_public_id() -> str:
@@ -20,7 +21,9 @@ class Series(models.Model):
     MATCH, SUMOF = "match", "sumof"
 
     id = models.CharField(primary_key=True, max_length=16, default=new_public_id, editable=False)
-    kind = models.CharField(max_length=8, choices=[(MATCH, "first to X wins"), (SUMOF, "most points over X")])
+    kind = models.CharField(
+        max_length=8, choices=[(MATCH, _("first to X wins")), (SUMOF, _("most points over X"))]
+    )
     target = models.PositiveSmallIntegerField()
     player_a = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     player_b = models.ForeignKey(
@@ -42,12 +45,12 @@ class Series(models.Model):
 
 class Game(models.Model):
     class Status(models.TextChoices):
-        CHALLENGE = "challenge", "waiting for the challenged player"
-        OPEN = "open", "open challenge"
-        ACTIVE = "active", "being played"
-        FINISHED = "finished", "finished"
-        DECLINED = "declined", "declined"
-        CANCELLED = "cancelled", "cancelled"
+        CHALLENGE = "challenge", _("waiting for the challenged player")
+        OPEN = "open", _("open challenge")
+        ACTIVE = "active", _("being played")
+        FINISHED = "finished", _("finished")
+        DECLINED = "declined", _("declined")
+        CANCELLED = "cancelled", _("cancelled")
 
     id = models.CharField(primary_key=True, max_length=16, default=new_public_id, editable=False)
     status = models.CharField(max_length=10, choices=Status.choices, db_index=True)

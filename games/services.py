@@ -14,6 +14,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from engine import IllegalMove, MalformedRecord, Options, Play, Resign, apply_events, decide, resolve_options
 from engine.bots import BOTS, make_bot
@@ -23,7 +24,7 @@ from engine.rules import start_game
 from engine.state import State
 from engine.visibility import seat_view
 from games import event_log
-from games.errors import Conflict, Forbidden, InvalidRequest, StaleVersion
+from games.errors import Conflict, Forbidden, InvalidRequest, StaleVersion, illegal_move_detail
 from games.models import Game, IdempotentPlay, Series
 
 log = logging.getLogger(__name__)
@@ -49,13 +50,19 @@ def _opponent(creator: Any, opponent: str | None) -> tuple[Any, str]:
     if opponent.startswith("bot:"):
         name = opponent.removeprefix("bot:")
         if name not in BOTS:
-            raise InvalidRequest("unknown_bot", f"There is no bot {name!r}; choose one of {', '.join(BOTS)}.")
+            raise InvalidRequest(
+                "unknown_bot",
+                gettext("There is no bot %(name)s; choose one of %(bots)s.")
+                % {"name": repr(name), "bots": ", ".join(BOTS)},
+            )
         return None, name
     user = User.objects.filter(username__iexact=opponent, is_active=True).first()
     if user is None:
-        raise InvalidRequest("unknown_opponent", f"There is no player called {opponent!r}.")
+        raise InvalidRequest(
+            "unknown_opponent", gettext("There is no player called %(name)s.") % {"name": repr(opponent)}
+        )
     if user.pk == creator.pk:
-        raise InvalidRequest("self_challenge", "You cannot challenge yourself.")
+        raise InvalidRequest("self_challenge", gettext("You cannot challenge yourself."))
     return user, ""
 
 
@@ -82,7 +89,8 @@ def game_create(
         ):
             raise InvalidRequest(
                 "invalid_series",
-                f"A series is 'match' or 'sumof' with a target from 1 to {MAX_SERIES_TARGET}.",
+                gettext("A series is 'match' or 'sumof' with a target from 1 to %(max)d.")
+                % {"max": MAX_SERIES_TARGET},
             )
         series_row = Series.objects.create(
             kind=kind, target=target, player_a=creator, player_b=user, bot=bot, options=options.to_json()
@@ -128,33 +136,37 @@ def _start(game: Game, first: str | None = None) -> State:
 def game_accept(*, game: Game, user: Any) -> Game:
     if game.status == Game.Status.CHALLENGE:
         if game.player_b_id != user.pk:
-            raise Forbidden("not_challenged", "This challenge is addressed to someone else.")
+            raise Forbidden("not_challenged", gettext("This challenge is addressed to someone else."))
     elif game.status == Game.Status.OPEN:
         if game.player_a_id == user.pk:
-            raise InvalidRequest("own_challenge", "You cannot accept your own challenge.")
+            raise InvalidRequest("own_challenge", gettext("You cannot accept your own challenge."))
         # Claim the free seat with a conditional update: of two players accepting at once,
         # exactly one gets it.
         if not Game.objects.filter(pk=game.pk, status=Game.Status.OPEN, player_b__isnull=True).update(
             player_b=user, player_b_name=user.username
         ):
-            raise Conflict("already_taken", "Someone else accepted this challenge first.")
+            raise Conflict("already_taken", gettext("Someone else accepted this challenge first."))
         game.player_b = user
         game.player_b_name = user.username
         if game.series_id is not None:
             Series.objects.filter(pk=game.series_id).update(player_b=user)
     else:
-        raise Conflict("not_a_challenge", f"This game is {game.status}: there is nothing to accept.")
+        raise Conflict(
+            "not_a_challenge",
+            gettext("This game is %(status)s: there is nothing to accept.")
+            % {"status": game.get_status_display()},
+        )
     try:
         _start(game)
     except StaleVersion:
-        raise Conflict("already_accepted", "This challenge has already been accepted.") from None
+        raise Conflict("already_accepted", gettext("This challenge has already been accepted.")) from None
     return game
 
 
 def game_decline(*, game: Game, user: Any) -> Game:
     if game.status != Game.Status.CHALLENGE or game.player_b_id != user.pk:
         raise Forbidden(
-            "cannot_decline", "Only the challenged player can decline a challenge that is waiting."
+            "cannot_decline", gettext("Only the challenged player can decline a challenge that is waiting.")
         )
     _set_status(game, Game.Status.CHALLENGE, Game.Status.DECLINED)
     return game
@@ -162,10 +174,12 @@ def game_decline(*, game: Game, user: Any) -> Game:
 
 def game_cancel(*, game: Game, user: Any) -> Game:
     if game.created_by_id != user.pk:
-        raise Forbidden("cannot_cancel", "Only the player who made the challenge can cancel it.")
+        raise Forbidden("cannot_cancel", gettext("Only the player who made the challenge can cancel it."))
     if game.status not in (Game.Status.CHALLENGE, Game.Status.OPEN):
         raise Conflict(
-            "not_a_challenge", f"This game is {game.status}: only unanswered challenges can be cancelled."
+            "not_a_challenge",
+            gettext("This game is %(status)s: only unanswered challenges can be cancelled.")
+            % {"status": game.get_status_display()},
         )
     _set_status(game, game.status, Game.Status.CANCELLED)
     return game
@@ -175,7 +189,7 @@ def _set_status(game: Game, old: str, new: str) -> None:
     if not Game.objects.filter(pk=game.pk, status=old, version=0).update(
         status=new, finished_at=timezone.now()
     ):
-        raise Conflict("challenge_answered", "This challenge has just been answered.")
+        raise Conflict("challenge_answered", gettext("This challenge has just been answered."))
     game.status = new
 
 
@@ -196,7 +210,7 @@ def game_play(
     try:
         events = decide(state, Play(tuple(cards), choice), _table_rng)
     except IllegalMove as exc:
-        raise InvalidRequest(exc.code, exc.message) from None
+        raise InvalidRequest(exc.code, illegal_move_detail(exc.code, exc.message)) from None
     apply_events(state, events)
     try:
         with transaction.atomic():
@@ -208,7 +222,7 @@ def game_play(
             _after_change(game, state)
     except IntegrityError:  # only the idempotency key can clash here; events raise StaleVersion
         raise Conflict(
-            "idempotency_key_reused", "This Idempotency-Key was already used for another play."
+            "idempotency_key_reused", gettext("This Idempotency-Key was already used for another play.")
         ) from None
     return state
 
@@ -223,7 +237,7 @@ def play_guards(*, game: Game, user: Any, expected_version: int | None) -> State
         raise StaleVersion(expected_version, game.version)
     state = _running_state(game)
     if state.to_move != seat:
-        raise Forbidden("not_your_turn", "It is not your turn: wait for your opponent's play.")
+        raise Forbidden("not_your_turn", gettext("It is not your turn: wait for your opponent's play."))
     return state
 
 
@@ -250,21 +264,23 @@ def game_resign(*, game: Game, user: Any) -> State:
             return state
         except StaleVersion:
             game.refresh_from_db()
-    raise Conflict("busy", "The game is changing too fast; try again.")
+    raise Conflict("busy", gettext("The game is changing too fast; try again."))
 
 
 def _seat(game: Game, user: Any) -> str:
     seat = game.seat_of(user)
     if seat is None:
-        raise Forbidden("not_a_player", "You are not playing in this game.")
+        raise Forbidden("not_a_player", gettext("You are not playing in this game."))
     return seat
 
 
 def _running_state(game: Game) -> State:
     if game.status == Game.Status.FINISHED:
-        raise InvalidRequest("game_over", "The game is over: no more plays.")
+        raise InvalidRequest("game_over", gettext("The game is over: no more plays."))
     if game.status != Game.Status.ACTIVE:
-        raise Conflict("game_not_started", "The game has not started: the challenge is not accepted yet.")
+        raise Conflict(
+            "game_not_started", gettext("The game has not started: the challenge is not accepted yet.")
+        )
     return event_log.load_state(game)
 
 
@@ -358,7 +374,7 @@ def game_rematch(*, game: Game, user: Any) -> Game:
     at once against a bot. Asking twice returns the same rematch."""
     _seat(game, user)
     if game.status != Game.Status.FINISHED:
-        raise Conflict("game_not_over", "A rematch can be asked once the game is over.")
+        raise Conflict("game_not_over", gettext("A rematch can be asked once the game is over."))
     existing = Game.objects.filter(rematch_of=game).first()
     if existing is not None:
         return existing

@@ -15,7 +15,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from engine.cards import CAPACITY, TYPES
@@ -26,7 +28,9 @@ from games.models import Game, Series
 
 
 class SignupForm(UserCreationForm):  # type: ignore[type-arg]
-    email = forms.EmailField(required=False, help_text="For turn notifications; never shown to anyone.")
+    email = forms.EmailField(
+        required=False, help_text=gettext_lazy("For turn notifications; never shown to anyone.")
+    )
 
     class Meta(UserCreationForm.Meta):  # type: ignore[name-defined,misc]
         model = get_user_model()
@@ -119,7 +123,7 @@ def _breakdown(view: dict[str, Any]) -> list[dict[str, Any]]:
         if kind == "ship":
             continue
         points = [sum(c["value"] for c in captured[seat] if c["type"] == kind) for seat in ("a", "b")]
-        rows.append({"label": history.type_name(kind, 2).capitalize(), "points": points})
+        rows.append({"label": capfirst(history.type_name(kind, 2)), "points": points})
     rows.append(
         {"label": _("Great Dragon"), "points": [3 if view["dragon"] == seat else 0 for seat in ("a", "b")]}
     )
@@ -199,13 +203,20 @@ def _act(service: Any, done: str) -> Any:
         except GameError as exc:
             messages.error(request, exc.detail)
             return redirect("game", game_id=game.pk)
-        messages.success(request, done)
+        messages.success(request, DONE_MESSAGES[done])
         target = result.pk if isinstance(result, Game) else game.pk
         return redirect("game", game_id=target) if done != "declined" else redirect("home")
 
     return view
 
 
+DONE_MESSAGES = {
+    "accepted": gettext_lazy("The challenge is accepted."),
+    "declined": gettext_lazy("The challenge is declined."),
+    "cancelled": gettext_lazy("The challenge is cancelled."),
+    "resigned": gettext_lazy("You resigned the game."),
+    "rematch": gettext_lazy("A rematch is on."),
+}
 game_accept = _act(services.game_accept, "accepted")
 game_decline = _act(services.game_decline, "declined")
 game_cancel = _act(services.game_cancel, "cancelled")

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django import template
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
 from games.history import type_name
@@ -15,7 +16,8 @@ def voyage_marks(voyages: int) -> list[bool]:
 
 @register.filter
 def type_label(kind: str) -> str:
-    return type_name(kind).capitalize()
+    # capfirst, not str.capitalize: German keeps "Versteinerter Drache" as it is.
+    return capfirst(type_name(kind))
 
 
 @register.filter

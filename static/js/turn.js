@@ -11,10 +11,26 @@
   const choices = Array.from(form.querySelectorAll("fieldset.choice"));
   const heroLying = Number(form.dataset.heroLying || 0);
   const t = (document.documentElement.lang || "en").slice(0, 2);
+  // The hints in each language of settings.LANGUAGES (kept here, not in a JS catalogue: five
+  // short sentences do not need one). Ukrainian has three plural forms.
+  const ukPlural = (n, one, few, many) =>
+    n % 10 === 1 && n % 100 !== 11 ? one : n % 10 >= 2 && n % 10 <= 4 && (n % 100 < 12 || n % 100 > 14) ? few : many;
   const words = {
     en: { pick: "Choose cards of one type.", mixed: "All cards of one turn must be of one type.",
           slots: (n) => `Only ${n} free slot${n === 1 ? "" : "s"} on that space.`,
           choose: "Choose what to take.", ready: "Ready: confirm your play." },
+    de: { pick: "Wähle Karten einer Sorte.", mixed: "Alle Karten eines Zuges müssen von derselben Sorte sein.",
+          slots: (n) => (n === 1 ? "Auf diesem Feld ist nur 1 Platz frei." : `Auf diesem Feld sind nur ${n} Plätze frei.`),
+          choose: "Wähle, was du nimmst.", ready: "Bereit: bestätige deinen Zug." },
+    es: { pick: "Elige cartas de un solo tipo.", mixed: "Todas las cartas de un turno deben ser del mismo tipo.",
+          slots: (n) => (n === 1 ? "Solo queda 1 hueco libre en ese espacio." : `Solo quedan ${n} huecos libres en ese espacio.`),
+          choose: "Elige qué te llevas.", ready: "Listo: confirma tu jugada." },
+    fr: { pick: "Choisissez des cartes d’un seul type.", mixed: "Toutes les cartes d’un tour doivent être du même type.",
+          slots: (n) => `Seulement ${n} place${n > 1 ? "s" : ""} libre${n > 1 ? "s" : ""} sur cet emplacement.`,
+          choose: "Choisissez ce que vous prenez.", ready: "Prêt : confirmez votre coup." },
+    uk: { pick: "Виберіть карти одного типу.", mixed: "Усі карти одного ходу мають бути одного типу.",
+          slots: (n) => `На цьому полі вільно лише ${n} ${ukPlural(n, "місце", "місця", "місць")}.`,
+          choose: "Виберіть, що взяти.", ready: "Готово: підтвердьте свій хід." },
   };
   const say = words[t] || words.en;
 

@@ -1,0 +1,179 @@
+"""Pages, as the Django test client sees them: what they show, what they cost."""
+
+from __future__ import annotations
+
+import re
+
+from django.core import mail
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from accounts import services as account_services
+from engine.cards import CARD_TYPE
+from games import services
+from games.models import Game
+from tests.games.helpers import hidden_ids, play_first_legal
+
+
+def _page_client(client, user):
+    client.force_login(user)
+    return client
+
+
+def _started(alice, bob) -> Game:
+    game = services.game_create(creator=alice, opponent="bob")
+    services.game_accept(game=game, user=bob)
+    return Game.objects.get(pk=game.pk)
+
+
+def _queries(client, url) -> int:
+    client.get(url)
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(captured)
+
+
+def test_the_lobby_lists_the_game_waiting_for_you_first(client, alice, bob):
+    game = _started(alice, bob)
+    mover = alice if game.to_move == "a" else bob
+    page = _page_client(client, mover).get("/").content.decode()
+    your_turn = page[page.index('id="your-turn"') : page.index('id="challenges"')]
+    assert f"/games/{game.pk}/" in your_turn
+    assert "No game is waiting for you." not in your_turn
+
+
+def test_a_refused_play_is_explained_in_words_and_changes_nothing(client, alice, bob):
+    game = _started(alice, bob)
+    mover = alice if game.to_move == "a" else bob
+    other_card = "b00" if game.to_move == "a" else "a00"
+    response = _page_client(client, mover).post(
+        f"/games/{game.pk}/play/", {"cards": [other_card], "expected_version": game.version}
+    )
+    assert response.status_code == 400
+    assert "is not in your hand" in response.content.decode()
+    assert Game.objects.get(pk=game.pk).version == game.version
+
+
+def test_a_play_from_the_page_is_recorded_and_leads_back_to_the_game(client, alice, bob):
+    game = _started(alice, bob)
+    mover = alice if game.to_move == "a" else bob
+    card = game.state["hands"][game.to_move][0]
+    choice = "chests" if CARD_TYPE[card] == "princess" else ""
+    response = _page_client(client, mover).post(
+        f"/games/{game.pk}/play/", {"cards": [card], "choice": choice, "expected_version": game.version}
+    )
+    assert response.status_code == 302
+    assert response["Location"] == f"/games/{game.pk}/"
+    assert Game.objects.get(pk=game.pk).version > game.version
+
+
+def test_polling_answers_no_content_until_the_game_changes(client, alice, bob):
+    game = _started(alice, bob)
+    page = _page_client(client, alice)
+    assert page.get(f"/games/{game.pk}/poll/?version={game.version}").status_code == 204
+    changed = page.get(f"/games/{game.pk}/poll/?version={game.version - 1}")
+    assert changed.status_code == 200
+    assert changed["HX-Refresh"] == "true"
+
+
+def test_the_game_page_costs_the_same_queries_early_and_late(client, alice, bob, api):
+    game = _started(alice, bob)
+    page = _page_client(client, alice)
+    early = _queries(page, f"/games/{game.pk}/")
+    for _ in range(30):
+        view = api["alice"].get(f"/api/games/{game.pk}/").json()
+        mover = "alice" if view["to_move"] == "a" else "bob"
+        assert play_first_legal(api[mover], game.pk).status_code == 201
+    assert _queries(page, f"/games/{game.pk}/") == early
+
+
+def test_the_history_page_costs_the_same_queries_early_and_late(client, alice, bob, api):
+    game = _started(alice, bob)
+    page = _page_client(client, alice)
+    early = _queries(page, f"/games/{game.pk}/history/")
+    for _ in range(30):
+        view = api["alice"].get(f"/api/games/{game.pk}/").json()
+        mover = "alice" if view["to_move"] == "a" else "bob"
+        assert play_first_legal(api[mover], game.pk).status_code == 201
+    assert _queries(page, f"/games/{game.pk}/history/?step=5") == early
+
+
+def test_the_lobby_costs_the_same_queries_for_one_game_and_for_twenty(client, alice, bob):
+    _started(alice, bob)
+    page = _page_client(client, alice)
+    one = _queries(page, "/")
+    for _ in range(19):
+        _started(alice, bob)
+    assert _queries(page, "/") == one
+
+
+def test_the_history_steps_through_every_event(client, alice, bob):
+    game = _started(alice, bob)
+    page = _page_client(client, alice)
+    first = page.get(f"/games/{game.pk}/history/?step=1").content.decode()
+    assert "step 1 of 1" in first
+    assert "begins" in first
+
+
+def test_the_profile_shows_the_record_and_creates_a_token_shown_once(client, alice, bob):
+    game = _started(alice, bob)
+    services.game_resign(game=game, user=bob)
+    page = _page_client(client, alice)
+    assert "1 games finished: 1 won, 0 lost, 0 drawn." in page.get("/accounts/profile/").content.decode()
+    page.post("/accounts/tokens/", {"name": "my bot"})
+    shown = page.get("/accounts/profile/").content.decode()
+    again = page.get("/accounts/profile/").content.decode()
+    assert "my bot" in shown
+    assert "shown only this once" in shown
+    assert "shown only this once" not in again
+
+
+def test_a_forgotten_password_is_reset_by_email(client, alice):
+    client.post("/accounts/password_reset/", {"email": "alice@example.com"})
+    assert len(mail.outbox) == 1
+    assert "/accounts/reset/" in mail.outbox[0].body
+    assert account_services.User.objects.get(username="alice").email == mail.outbox[0].to[0]
+
+
+def _words(html: str, ids: set[str]) -> set[str]:
+    return {card for card in ids if re.search(rf"(?<![\w-]){card}(?![\w-])", html)}
+
+
+def test_no_page_shows_a_card_hidden_from_its_viewer_at_any_step(client, alice, bob, charlie, api):
+    game = _started(alice, bob)
+    for _ in range(24):
+        view = api["alice"].get(f"/api/games/{game.pk}/").json()
+        mover = "alice" if view["to_move"] == "a" else "bob"
+        assert play_first_legal(api[mover], game.pk).status_code == 201
+    version = Game.objects.get(pk=game.pk).version
+    for user, seat in ((alice, "a"), (bob, "b"), (charlie, None)):
+        client.force_login(user)
+        secret = hidden_ids(game.pk, seat)
+        pages = ["/", f"/games/{game.pk}/", "/accounts/profile/"]
+        pages += [f"/games/{game.pk}/history/?step={step}" for step in range(1, version + 1, 3)]
+        for url in pages:
+            assert not _words(client.get(url).content.decode(), secret), f"{url} shows hidden cards to {user}"
+
+
+def test_the_profile_costs_the_same_queries_for_one_game_and_for_twenty(client, alice, bob):
+    _started(alice, bob)
+    page = _page_client(client, alice)
+    one = _queries(page, "/accounts/profile/")
+    for _ in range(19):
+        services.game_resign(game=_started(alice, bob), user=bob)
+    assert _queries(page, "/accounts/profile/") == one
+
+
+def test_since_your_last_turn_opens_after_your_last_turn(client, alice, bob, api):
+    game = _started(alice, bob)
+    for _ in range(3):
+        view = api["alice"].get(f"/api/games/{game.pk}/").json()
+        mover = "alice" if view["to_move"] == "a" else "bob"
+        assert play_first_legal(api[mover], game.pk).status_code == 201
+    waiting = bob if Game.objects.get(pk=game.pk).to_move == "b" else alice
+    seat = "b" if waiting == bob else "a"
+    rows = list(game.events.order_by("seq"))
+    last_own_end = max(r.seq for r in rows if r.kind == "turn_ended" and r.payload["seat"] == seat)
+    page = _page_client(client, waiting).get(f"/games/{game.pk}/history/?since=1").content.decode()
+    assert f"step {last_own_end + 1} of {len(rows)}" in page
