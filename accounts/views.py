@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 from accounts import services
 from accounts.models import ApiToken
 from games.models import Game
+from notifications.models import Notification
 
 
 def _record(user: object) -> dict[str, int]:
@@ -43,6 +44,7 @@ def profile(request: HttpRequest) -> HttpResponse:
             "record": _record(user),
             "games": games,
             "tokens": ApiToken.objects.filter(user=user),  # type: ignore[misc]
+            "sent": Notification.objects.filter(user=user).order_by("-created_at")[:30],  # type: ignore[misc]
             "new_key": request.session.pop("new_token_key", None),
         },
     )

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "accounts",
     "games",
+    "notifications",
 ]
 
 MIDDLEWARE = [
@@ -121,6 +122,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "inter
 BOT_MOVE_DELAY_SECONDS = env.float("BOT_MOVE_DELAY_SECONDS", default=2.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": 60.0},
+    "sweep-outbox": {"task": "notifications.tasks.sweep_outbox", "schedule": 60.0},
 }
 
 # --- Email ----------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from accounts import views as account_views
 from dragonheart_site.health import HealthApi
 from games import views
+from notifications import views as notification_views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -14,6 +15,7 @@ urlpatterns = [
     path("accounts/tokens/<int:token_id>/revoke/", account_views.token_revoke, name="token-revoke"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("invite/<str:token>/", views.invite, name="invite"),
+    path("unsubscribe/<str:token>/", notification_views.unsubscribe, name="unsubscribe"),
     path("games/<str:game_id>/", views.game_page, name="game"),
     path("games/<str:game_id>/poll/", views.game_poll, name="game-poll"),
     path("games/<str:game_id>/play/", views.game_play, name="game-play"),

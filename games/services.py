@@ -26,6 +26,7 @@ from engine.visibility import seat_view
 from games import event_log
 from games.errors import Conflict, Forbidden, InvalidRequest, StaleVersion, illegal_move_detail
 from games.models import Game, IdempotentPlay, Series
+from notifications import services as notifications
 
 log = logging.getLogger(__name__)
 User = get_user_model()
@@ -318,13 +319,15 @@ def queue_overdue_bot_turns(*, waited_seconds: float) -> int:
 
 
 def _after_change(game: Game, state: State) -> None:
-    """What follows a change, inside its transaction: the next series game, or the bot's move
-    queued once the transaction has committed."""
+    """What follows a change, inside its transaction: the next series game, the bot's move
+    queued once the transaction has committed, or the "your turn" email's outbox row."""
     if state.over:
         if game.series_id is not None:
             _series_progress(game)
     elif game.bot and state.to_move == BOT_SEAT:
         transaction.on_commit(lambda: _queue_bot_turn(game.pk))
+    elif state.to_move is not None:  # every change that is not the end hands the turn on
+        notifications.turn_notification(game=game, seat=state.to_move, version=state.version)
 
 
 def _queue_bot_turn(game_id: str) -> None:

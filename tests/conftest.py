@@ -17,3 +17,6 @@ def _fresh_cache(settings):  # type: ignore[no-untyped-def]
 def _fast_password_hashing(settings):  # type: ignore[no-untyped-def]
     # PBKDF2 costs half a second a password here; tests check who gets in, not the hash.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+pytest_plugins = ["tests.celery_worker"]

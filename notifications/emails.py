@@ -1,0 +1,80 @@
+"""Emails as template triplets (``<name>-subject.txt``, ``-body.txt``, ``-body.html``), built
+from the recipient's own view of the game: presenters and engine.visibility decide what shows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import translation
+
+from games import event_log, history, presenters
+from games.models import Game
+from notifications.models import Notification
+from notifications.services import preferences_of, unsubscribe_token
+
+
+def _absolute(path: str) -> str:
+    return str(settings.SITE_URL).rstrip("/") + path
+
+
+def render_triplet(name: str, context: dict[str, Any], language: str) -> tuple[str, str, str]:
+    with translation.override(language):
+        subject = render_to_string(f"emails/{name}-subject.txt", context).strip()
+        text = render_to_string(f"emails/{name}-body.txt", context)
+        html = render_to_string(f"emails/{name}-body.html", context)
+    return " ".join(subject.split()), text, html
+
+
+def turn_context(game: Game, user: Any) -> dict[str, Any]:
+    """What the player needs to decide: the opponent's moves since their last turn (as they
+    may see them), their hand, the board in short, and links."""
+    state = event_log.load_state(game)
+    view = presenters.game_view(game, state, user)
+    seat = view["your_seat"]
+    rows = event_log.read_events(game)
+    log = [row.as_engine_event() for row in rows]
+    since = history.first_unseen_step(log, seat)
+    names = history.names_of(game)
+    lines = [
+        history.describe(presenters.event_view(row, game, user), names, state.values)
+        for row in rows[since - 1 :]
+    ]
+    board = [
+        {"label": history.type_name(kind, 2).capitalize(), "cards": cards}
+        for kind, cards in (view["board"] or {}).items()
+        if cards
+    ]
+    opponent = names["b" if seat == "a" else "a"]
+    return {
+        "user": user,
+        "game": game,
+        "view": view,
+        "opponent": opponent,
+        "since": [line for line in lines if line],
+        "hand": view["hand"] or [],
+        "board": board,
+        "game_url": _absolute(reverse("game", args=[game.pk])),
+        "unsubscribe_url": _absolute(reverse("unsubscribe", args=[unsubscribe_token(user)])),
+    }
+
+
+def turn_email(note: Notification) -> EmailMultiAlternatives:
+    assert note.game is not None
+    user = note.user
+    context = turn_context(note.game, user)
+    subject, text, html = render_triplet("your_turn", context, preferences_of(user).language)
+    message = EmailMultiAlternatives(
+        subject,
+        text,
+        to=[user.email],
+        headers={
+            "List-Unsubscribe": f"<{context['unsubscribe_url']}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        },
+    )
+    message.attach_alternative(html, "text/html")
+    return message

@@ -1,0 +1,55 @@
+"""Email preferences, and the outbox that is also each player's send log."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Preferences(models.Model):
+    class Mode(models.TextChoices):
+        EVERY_TURN = "every_turn", _("an email at every turn")
+        DIGEST = "digest", _("a daily digest of the games waiting for me")
+        NONE = "none", _("no email")
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="preferences"
+    )
+    email_mode = models.CharField(max_length=10, choices=Mode.choices, default=Mode.EVERY_TURN)
+    digest_hour = models.PositiveSmallIntegerField(default=8, help_text="Local hour of the daily digest.")
+    time_zone = models.CharField(max_length=64, default="UTC")
+    language = models.CharField(max_length=8, default="en")
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.email_mode}"
+
+
+class Notification(models.Model):
+    """One email to one player, written in the transaction of what caused it.
+
+    The unique key makes a second notification of the same fact impossible; a worker claims
+    a row with a conditional UPDATE before sending, so two workers never both send it.
+    """
+
+    class Kind(models.TextChoices):
+        YOUR_TURN = "your_turn", _("your turn")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
+    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    key = models.CharField(max_length=64, help_text="What makes this fact unique, e.g. the game version.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    skipped = models.CharField(max_length=100, blank=True, help_text="Why no email went out, if none did.")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    subject = models.CharField(max_length=200, blank=True)
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "kind", "key"], name="notification_once")]
+        indexes = [models.Index(fields=["sent_at", "created_at"], name="notification_pending")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.key} → {self.user_id}"

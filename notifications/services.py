@@ -1,0 +1,115 @@
+"""Writing notifications in the transaction of what causes them, and delivering them once."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from django.core import signing
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from notifications.models import Notification, Preferences
+
+log = logging.getLogger(__name__)
+# A claim older than this belongs to a worker that died mid-send: the row may be taken again.
+CLAIM_TIMEOUT = timedelta(minutes=2)
+UNSUBSCRIBE_SALT = "notifications.unsubscribe"
+
+
+def preferences_of(user: Any) -> Preferences:
+    prefs, _ = Preferences.objects.get_or_create(user=user)
+    return prefs
+
+
+def turn_notification(*, game: Any, seat: str, version: int) -> None:
+    """It has become ``seat``'s turn at ``version``: write the outbox row (one INSERT, in the
+    play's transaction) and queue its delivery once that transaction commits. Preferences are
+    read at delivery, not here, so a play pays one query for its email."""
+    user_id = game.player_a_id if seat == "a" else game.player_b_id
+    if user_id is None or game.is_bot_seat(seat):
+        return
+    note = Notification.objects.create(
+        user_id=user_id, game=game, kind=Notification.Kind.YOUR_TURN, key=f"{game.pk}:{version}"
+    )
+    transaction.on_commit(lambda: queue_delivery(note.pk))
+
+
+def queue_delivery(note_id: int) -> None:
+    from notifications.tasks import send_notification
+
+    try:
+        send_notification.delay(note_id)
+    except Exception:  # the broker is down: the sweep sends it when it is back
+        log.warning("could not queue notification %s; the outbox sweep will", note_id, exc_info=True)
+
+
+def claim(note_id: int) -> bool:
+    """Take the row for sending; False if it is sent or another worker holds a fresh claim."""
+    now = timezone.now()
+    return bool(
+        Notification.objects.filter(pk=note_id, sent_at__isnull=True, skipped="")
+        .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - CLAIM_TIMEOUT))
+        .update(claimed_at=now, attempts=F("attempts") + 1)
+    )
+
+
+def deliver(note_id: int) -> bool:
+    """Send one notification if it still should be; True if an email went out. A failure to
+    send releases the claim and raises, so the task retries."""
+    from notifications import emails
+
+    if not claim(note_id):
+        return False
+    note = Notification.objects.select_related("user", "game").get(pk=note_id)
+    reason = _reason_to_skip(note)
+    if reason:
+        Notification.objects.filter(pk=note.pk).update(skipped=reason)
+        return False
+    message = emails.turn_email(note)
+    try:
+        message.send()
+    except Exception as exc:
+        Notification.objects.filter(pk=note.pk).update(claimed_at=None, last_error=str(exc)[:500])
+        log.warning("sending notification %s failed: %s", note.pk, exc)
+        raise
+    Notification.objects.filter(pk=note.pk).update(sent_at=timezone.now(), subject=message.subject[:200])
+    return True
+
+
+def _reason_to_skip(note: Notification) -> str:
+    user, game = note.user, note.game
+    if not user.email:
+        return "no email address"
+    if preferences_of(user).email_mode != Preferences.Mode.EVERY_TURN:
+        return "preferences"
+    if game is None or game.status != game.Status.ACTIVE or game.to_move != game.seat_of(user):
+        return "turn already played"
+    return ""
+
+
+def pending(older_than: timedelta) -> list[int]:
+    """Rows never sent nor skipped, unclaimed or with a stale claim: lost on the way."""
+    cutoff = timezone.now() - older_than
+    rows = Notification.objects.filter(sent_at__isnull=True, skipped="", created_at__lt=cutoff).filter(
+        Q(claimed_at__isnull=True) | Q(claimed_at__lt=timezone.now() - CLAIM_TIMEOUT)
+    )
+    return list(rows.values_list("pk", flat=True)[:500])
+
+
+def unsubscribe_token(user: Any) -> str:
+    return signing.dumps(user.pk, salt=UNSUBSCRIBE_SALT)
+
+
+def unsubscribe(token: str) -> bool:
+    """Turn every email off for the user the signed token names; False if it is not ours."""
+    try:
+        user_id = signing.loads(token, salt=UNSUBSCRIBE_SALT)
+    except signing.BadSignature:
+        return False
+    updated = Preferences.objects.filter(user_id=user_id).update(email_mode=Preferences.Mode.NONE)
+    if not updated:
+        Preferences.objects.get_or_create(user_id=user_id, defaults={"email_mode": Preferences.Mode.NONE})
+    return True

@@ -1,0 +1,163 @@
+"""The "your turn" email: one per turn, to the right player, showing only what they may see."""
+
+from __future__ import annotations
+
+import re
+import smtplib
+
+import pytest
+from django.core import mail
+
+from games import services
+from games.models import Game
+from notifications import services as notifications
+from notifications import tasks
+from notifications.models import Notification, Preferences
+from tests.games.helpers import hidden_ids, play_first_legal
+
+
+def _started(alice, bob, capture) -> Game:
+    with capture(execute=True):
+        game = services.game_create(creator=alice, opponent="bob")
+        services.game_accept(game=game, user=bob)
+    return Game.objects.get(pk=game.pk)
+
+
+def _mover(game, alice, bob):
+    return (alice, bob) if game.to_move == "a" else (bob, alice)
+
+
+def test_the_first_player_is_told_it_is_their_turn(alice, bob, django_capture_on_commit_callbacks):
+    game = _started(alice, bob, django_capture_on_commit_callbacks)
+    mover, waiting = _mover(game, alice, bob)
+    assert [m.to for m in mail.outbox] == [[mover.email]]
+    assert waiting.username in mail.outbox[0].subject
+
+
+def test_a_play_sends_exactly_one_email_to_the_player_whose_turn_it_becomes(
+    api, alice, bob, django_capture_on_commit_callbacks
+):
+    game = _started(alice, bob, django_capture_on_commit_callbacks)
+    mover, waiting = _mover(game, alice, bob)
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert play_first_legal(api[mover.username], game.pk).status_code == 201
+    assert [m.to for m in mail.outbox] == [[waiting.email]]
+    message = mail.outbox[0]
+    assert mover.username in message.subject
+    assert f"/games/{game.pk}/" in message.body
+    assert "Since your last turn" in message.body
+    html = message.alternatives[0][0]
+    assert f"/games/{game.pk}/" in html
+
+
+def test_a_task_run_twice_sends_one_email(alice, bob, django_capture_on_commit_callbacks):
+    game = _started(alice, bob, django_capture_on_commit_callbacks)
+    note = Notification.objects.get(game=game)
+    mail.outbox.clear()
+    assert tasks.send_notification(note.pk) is False  # already sent on commit
+    assert mail.outbox == []
+    assert Notification.objects.get(pk=note.pk).attempts == 1
+
+
+def test_the_email_shows_the_players_own_hand_and_no_hidden_card(
+    api, alice, bob, django_capture_on_commit_callbacks
+):
+    game = _started(alice, bob, django_capture_on_commit_callbacks)
+    mover, waiting = _mover(game, alice, bob)
+    with django_capture_on_commit_callbacks(execute=True):
+        play_first_legal(api[mover.username], game.pk)
+    message = mail.outbox[-1]
+    seat = "a" if waiting == alice else "b"
+    secret = hidden_ids(game.pk, seat)
+    for text in (message.subject, message.body, message.alternatives[0][0]):
+        assert not {c for c in secret if re.search(rf"(?<![\w-]){c}(?![\w-])", text)}
+    hand = Game.objects.get(pk=game.pk).state["hands"][seat]
+    shown = message.body.split("Your hand:")[1].split("\n")[0]
+    assert len([part for part in shown.split(",") if part.strip()]) == len(hand)
+
+
+def test_every_email_has_one_click_unsubscribe_and_it_works(
+    client, alice, bob, django_capture_on_commit_callbacks
+):
+    _started(alice, bob, django_capture_on_commit_callbacks)
+    message = mail.outbox[0]
+    url = message.extra_headers["List-Unsubscribe"].strip("<>")
+    assert message.extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    recipient = alice if message.to == [alice.email] else bob
+    assert client.get(url).status_code == 200  # a confirmation page: link scanners change nothing
+    assert notifications.preferences_of(recipient).email_mode == Preferences.Mode.EVERY_TURN
+    assert client.post(url, {"List-Unsubscribe": "One-Click"}).status_code == 200
+    assert notifications.preferences_of(recipient).email_mode == Preferences.Mode.NONE
+
+
+def test_a_forged_unsubscribe_link_changes_nothing(client, alice):
+    assert client.post("/unsubscribe/not-a-signed-token/").status_code == 400
+
+
+def test_a_player_who_wants_no_email_gets_none_and_the_log_says_why(
+    alice, bob, django_capture_on_commit_callbacks
+):
+    Preferences.objects.create(user=alice, email_mode=Preferences.Mode.NONE)
+    Preferences.objects.create(user=bob, email_mode=Preferences.Mode.NONE)
+    game = _started(alice, bob, django_capture_on_commit_callbacks)
+    assert mail.outbox == []
+    assert Notification.objects.get(game=game).skipped == "preferences"
+
+
+def test_no_email_goes_out_for_a_turn_already_played(
+    api, alice, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    monkeypatch.setattr(notifications, "queue_delivery", lambda note_id: None)  # the worker is slow
+    game = _started(alice, bob, django_capture_on_commit_callbacks)
+    mover, _ = _mover(game, alice, bob)
+    play_first_legal(api[mover.username], game.pk)
+    first = Notification.objects.filter(game=game).order_by("pk").first()
+    assert notifications.deliver(first.pk) is False
+    assert Notification.objects.get(pk=first.pk).skipped == "turn already played"
+    assert mail.outbox == []
+
+
+def test_an_smtp_failure_releases_the_row_for_a_retry(
+    alice, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    monkeypatch.setattr(notifications, "queue_delivery", lambda note_id: None)
+    game = _started(alice, bob, django_capture_on_commit_callbacks)
+    note = Notification.objects.get(game=game)
+
+    def refuse(*args, **kwargs):
+        raise smtplib.SMTPServerDisconnected("the server went away")
+
+    monkeypatch.setattr("django.core.mail.EmailMultiAlternatives.send", refuse)
+    with pytest.raises(smtplib.SMTPException):
+        notifications.deliver(note.pk)
+    failed = Notification.objects.get(pk=note.pk)
+    assert (failed.sent_at, failed.claimed_at, failed.last_error) == (None, None, "the server went away")
+    monkeypatch.undo()
+    assert notifications.deliver(note.pk) is True
+    assert len(mail.outbox) == 1
+
+
+def test_a_play_succeeds_with_the_broker_down_and_the_sweep_sends_the_email_later(
+    api, alice, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    def broker_down(*args, **kwargs):
+        raise OSError("connection refused")
+
+    monkeypatch.setattr(tasks.send_notification, "delay", broker_down)
+    game = _started(alice, bob, django_capture_on_commit_callbacks)
+    assert mail.outbox == []
+    monkeypatch.undo()
+    Notification.objects.update(created_at=Notification.objects.get().created_at.replace(year=2000))
+
+    assert tasks.sweep_outbox() == 1
+    assert len(mail.outbox) == 1
+    assert Notification.objects.get(game=game).sent_at is not None
+
+
+def test_the_profile_shows_the_send_log(client, alice, bob, django_capture_on_commit_callbacks):
+    _started(alice, bob, django_capture_on_commit_callbacks)
+    recipient = alice if mail.outbox[0].to == [alice.email] else bob
+    client.force_login(recipient)
+    page = client.get("/accounts/profile/").content.decode()
+    assert mail.outbox[0].subject in page
