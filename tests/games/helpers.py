@@ -39,3 +39,11 @@ def play_first_legal(client: Any, game_id: str, prefer_choice: str | None = None
     return client.post(
         f"/api/games/{game_id}/plays/", {**chosen, "expected_version": view["version"]}, format="json"
     )
+
+
+def advance(api: dict[str, Any], game_id: str, plays: int) -> None:
+    """Play ``plays`` turns of alice's game with bob, each by whoever is to move."""
+    for _ in range(plays):
+        view = api["alice"].get(f"/api/games/{game_id}/").json()
+        mover = "alice" if view["to_move"] == "a" else "bob"
+        assert play_first_legal(api[mover], game_id).status_code == 201

@@ -12,7 +12,7 @@ from accounts import services as account_services
 from engine.cards import CARD_TYPE
 from games import services
 from games.models import Game
-from tests.games.helpers import hidden_ids, play_first_legal
+from tests.games.helpers import advance, hidden_ids
 
 
 def _page_client(client, user):
@@ -81,10 +81,7 @@ def test_the_game_page_costs_the_same_queries_early_and_late(client, alice, bob,
     game = _started(alice, bob)
     page = _page_client(client, alice)
     early = _queries(page, f"/games/{game.pk}/")
-    for _ in range(30):
-        view = api["alice"].get(f"/api/games/{game.pk}/").json()
-        mover = "alice" if view["to_move"] == "a" else "bob"
-        assert play_first_legal(api[mover], game.pk).status_code == 201
+    advance(api, game.pk, 30)
     assert _queries(page, f"/games/{game.pk}/") == early
 
 
@@ -92,10 +89,7 @@ def test_the_history_page_costs_the_same_queries_early_and_late(client, alice, b
     game = _started(alice, bob)
     page = _page_client(client, alice)
     early = _queries(page, f"/games/{game.pk}/history/")
-    for _ in range(30):
-        view = api["alice"].get(f"/api/games/{game.pk}/").json()
-        mover = "alice" if view["to_move"] == "a" else "bob"
-        assert play_first_legal(api[mover], game.pk).status_code == 201
+    advance(api, game.pk, 30)
     assert _queries(page, f"/games/{game.pk}/history/?step=5") == early
 
 
@@ -142,10 +136,7 @@ def _words(html: str, ids: set[str]) -> set[str]:
 
 def test_no_page_shows_a_card_hidden_from_its_viewer_at_any_step(client, alice, bob, charlie, api):
     game = _started(alice, bob)
-    for _ in range(24):
-        view = api["alice"].get(f"/api/games/{game.pk}/").json()
-        mover = "alice" if view["to_move"] == "a" else "bob"
-        assert play_first_legal(api[mover], game.pk).status_code == 201
+    advance(api, game.pk, 24)
     version = Game.objects.get(pk=game.pk).version
     for user, seat in ((alice, "a"), (bob, "b"), (charlie, None)):
         client.force_login(user)
@@ -167,10 +158,7 @@ def test_the_profile_costs_the_same_queries_for_one_game_and_for_twenty(client, 
 
 def test_since_your_last_turn_opens_after_your_last_turn(client, alice, bob, api):
     game = _started(alice, bob)
-    for _ in range(3):
-        view = api["alice"].get(f"/api/games/{game.pk}/").json()
-        mover = "alice" if view["to_move"] == "a" else "bob"
-        assert play_first_legal(api[mover], game.pk).status_code == 201
+    advance(api, game.pk, 3)
     waiting = bob if Game.objects.get(pk=game.pk).to_move == "b" else alice
     seat = "b" if waiting == bob else "a"
     rows = list(game.events.order_by("seq"))

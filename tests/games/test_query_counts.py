@@ -6,20 +6,13 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games import services
-from tests.games.helpers import play_first_legal
+from tests.games.helpers import advance
 
 
 def _new_game(api, alice, bob):
     game = services.game_create(creator=alice, opponent="bob")
     services.game_accept(game=game, user=bob)
     return game.pk
-
-
-def _advance(api, game_id, plays):
-    for _ in range(plays):
-        view = api["alice"].get(f"/api/games/{game_id}/").json()
-        mover = "alice" if view["to_move"] == "a" else "bob"
-        assert play_first_legal(api[mover], game_id).status_code == 201
 
 
 def _queries(call, warm: bool = True) -> int:
@@ -39,7 +32,7 @@ def _mover(api, game_id):
 def test_the_game_view_costs_the_same_early_and_late(api, alice, bob):
     game_id = _new_game(api, alice, bob)
     early = _queries(lambda: api["charlie"].get(f"/api/games/{game_id}/"))
-    _advance(api, game_id, 40)
+    advance(api, game_id, 40)
     late = _queries(lambda: api["charlie"].get(f"/api/games/{game_id}/"))
     assert early == late <= 3
 
@@ -54,7 +47,7 @@ def _play_queries(api, game_id) -> int:
 def test_a_play_costs_the_same_early_and_late(api, alice, bob):
     game_id = _new_game(api, alice, bob)
     early = _play_queries(api, game_id)
-    _advance(api, game_id, 40)
+    advance(api, game_id, 40)
     late = _play_queries(api, game_id)
     assert early == late <= 6
 
@@ -71,6 +64,6 @@ def test_the_game_list_costs_the_same_for_one_game_and_for_thirty(api, alice, bo
 def test_the_events_page_costs_the_same_for_a_short_and_a_long_game(api, alice, bob):
     game_id = _new_game(api, alice, bob)
     short = _queries(lambda: api["bob"].get(f"/api/games/{game_id}/events/"))
-    _advance(api, game_id, 30)
+    advance(api, game_id, 30)
     long = _queries(lambda: api["bob"].get(f"/api/games/{game_id}/events/"))
     assert short == long <= 4
