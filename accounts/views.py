@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
@@ -13,7 +14,9 @@ from django.views.decorators.http import require_POST
 from accounts import services
 from accounts.models import ApiToken
 from games.models import Game
+from notifications.forms import PreferencesForm
 from notifications.models import Notification
+from notifications.services import preferences_of
 
 
 def _record(user: object) -> dict[str, int]:
@@ -32,6 +35,14 @@ def _record(user: object) -> dict[str, int]:
 @login_required
 def profile(request: HttpRequest) -> HttpResponse:
     user = request.user
+    form = PreferencesForm(request.POST or None, instance=preferences_of(user))
+    if request.method == "POST" and form.is_valid():
+        prefs = form.save()
+        messages.success(request, _("Your preferences are saved."))
+        response = redirect("profile")
+        # The profile's language is the site's too, from now on, in this browser.
+        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, prefs.language, max_age=365 * 24 * 3600)
+        return response
     games = (
         Game.objects.defer("state", "options")
         .filter(Q(player_a=user) | Q(player_b=user))
@@ -42,6 +53,7 @@ def profile(request: HttpRequest) -> HttpResponse:
         "accounts/profile.html",
         {
             "record": _record(user),
+            "preferences": form,
             "games": games,
             "tokens": ApiToken.objects.filter(user=user),  # type: ignore[misc]
             "sent": Notification.objects.filter(user=user).order_by("-created_at")[:30],  # type: ignore[misc]

@@ -123,6 +123,7 @@ BOT_MOVE_DELAY_SECONDS = env.float("BOT_MOVE_DELAY_SECONDS", default=2.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": 60.0},
     "sweep-outbox": {"task": "notifications.tasks.sweep_outbox", "schedule": 60.0},
+    "sweep-clocks": {"task": "games.tasks.sweep_clocks", "schedule": 60.0},
 }
 
 # --- Email ----------------------------------------------------------------------------------

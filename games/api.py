@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from engine.record import record_from_events
 from games import event_log, presenters, services
 from games.errors import Conflict, InvalidRequest, NotFound, StaleVersion
-from games.models import Game
+from games.models import DAYS_PER_TURN, Game
 
 GAME_ID = OpenApiParameter("game_id", OpenApiTypes.STR, OpenApiParameter.PATH, description="The game's id")
 
@@ -96,6 +96,12 @@ class GameListCreateApi(APIView):
         )
         private = serializers.BooleanField(
             default=False, help_text="An open challenge only its link reaches."
+        )
+        days_per_turn = serializers.ChoiceField(
+            choices=DAYS_PER_TURN,
+            allow_null=True,
+            default=None,
+            help_text="Days for each turn; null: casual.",
         )
 
     class FilterSerializer(serializers.Serializer[dict[str, Any]]):

@@ -11,6 +11,7 @@ number can never be stored.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -87,6 +88,10 @@ def append(
     assert fields["version"] == expected_version + len(rows), "state and events disagree"
     if fields["to_move"] != game.to_move:
         fields["turn_started_at"] = now
+        # Each turn gets its full time (games/clocks.py reads it; vacations will stop it).
+        fields["deadline"] = now + timedelta(days=game.days_per_turn) if game.days_per_turn else None
+    if state.over:
+        fields["deadline"] = None
     if state.over and game.finished_at is None:
         fields["finished_at"] = now
     fields.update(extra)

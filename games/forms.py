@@ -4,8 +4,10 @@ from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext_lazy
 
 from engine.bots import BOTS
+from games.models import DAYS_PER_TURN
 
 BOT_LABELS = {"random": _("random: plays any legal move"), "greedy": _("greedy: takes the most points")}
 
@@ -42,6 +44,15 @@ class CreateGameForm(forms.Form):
         ],
         required=False,
     )
+    days_per_turn = forms.TypedChoiceField(
+        label=_("Time for each turn"),
+        choices=[("", _("no limit (casual)"))]
+        + [(d, ngettext_lazy("%(days)d day", "%(days)d days", d) % {"days": d}) for d in DAYS_PER_TURN],
+        coerce=int,
+        empty_value=None,
+        required=False,
+        initial=3,
+    )
     target = forms.IntegerField(label=_("X"), min_value=1, max_value=25, required=False, initial=3)
 
     def clean(self) -> dict[str, Any]:
@@ -61,6 +72,7 @@ class CreateGameForm(forms.Form):
             "rules": {"preset": data["preset"]},
             "series": series,
             "private": data["against"] == "open" and data["private"],
+            "days_per_turn": data["days_per_turn"],
         }
 
 

@@ -43,6 +43,9 @@ class Series(models.Model):
         return f"{self.kind} {self.target} ({self.id})"
 
 
+DAYS_PER_TURN = (1, 2, 3, 5, 7, 14)
+
+
 class Game(models.Model):
     class Status(models.TextChoices):
         CHALLENGE = "challenge", _("waiting for the challenged player")
@@ -85,7 +88,12 @@ class Game(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     turn_started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    deadline = models.DateTimeField(null=True, blank=True)
+    days_per_turn = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Days a player has for each turn; empty for a casual game."
+    )
+    deadline = models.DateTimeField(
+        null=True, blank=True, help_text="When the player to move runs out of time."
+    )
 
     class Meta:
         indexes = [

@@ -16,7 +16,18 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from engine import IllegalMove, MalformedRecord, Options, Play, Resign, apply_events, decide, resolve_options
+from engine import (
+    Abort,
+    IllegalMove,
+    MalformedRecord,
+    Options,
+    Play,
+    Resign,
+    Timeout,
+    apply_events,
+    decide,
+    resolve_options,
+)
 from engine.bots import BOTS, make_bot
 from engine.match import GameResult, next_first, standing
 from engine.replay import state_from_start
@@ -25,7 +36,7 @@ from engine.state import State
 from engine.visibility import seat_view
 from games import event_log
 from games.errors import Conflict, Forbidden, InvalidRequest, StaleVersion, illegal_move_detail
-from games.models import Game, IdempotentPlay, Series
+from games.models import DAYS_PER_TURN, Game, IdempotentPlay, Series
 from notifications import services as notifications
 
 log = logging.getLogger(__name__)
@@ -75,11 +86,18 @@ def game_create(
     rules: dict[str, Any] | None = None,
     series: dict[str, Any] | None = None,
     private: bool = False,
+    days_per_turn: int | None = None,
 ) -> Game:
     """A challenge to a named player, an open challenge (``opponent`` None) or a game against a
     bot, which starts at once. The creator sits in seat a; who begins follows the options."""
     options = _options(rules)
     user, bot = _opponent(creator, opponent)
+    if days_per_turn is not None and days_per_turn not in DAYS_PER_TURN:
+        raise InvalidRequest(
+            "invalid_clock",
+            gettext("Days per turn is one of %(days)s, or none.")
+            % {"days": ", ".join(map(str, DAYS_PER_TURN))},
+        )
     series_row = None
     if series is not None:
         kind, target = series.get("kind"), series.get("target")
@@ -109,9 +127,12 @@ def game_create(
         invite_token=secrets.token_urlsafe(16) if is_open else None,
         options=options.to_json(),
         series=series_row,
+        days_per_turn=days_per_turn,
     )
     if bot:
         _start(game)
+    elif user is not None:
+        notifications.game_notification(game=game, user_id=user.pk, kind="challenge")
     return game
 
 
@@ -157,6 +178,7 @@ def game_accept(*, game: Game, user: Any) -> Game:
             gettext("This game is %(status)s: there is nothing to accept.")
             % {"status": game.get_status_display()},
         )
+    notifications.game_notification(game=game, user_id=game.created_by_id, kind="accepted")
     try:
         _start(game)
     except StaleVersion:
@@ -268,6 +290,20 @@ def game_resign(*, game: Game, user: Any) -> State:
     raise Conflict("busy", gettext("The game is changing too fast; try again."))
 
 
+def game_time_out(*, game: Game) -> State:
+    """The player to move let the deadline pass: a loss on time, or an abort if the game's
+    first move never came. Raises StaleVersion if a play got in first."""
+    state = _running_state(game)
+    seat = state.to_move
+    assert seat is not None
+    events = decide(state, Abort(seat) if state.turn == 0 else Timeout(seat))
+    apply_events(state, events)
+    with transaction.atomic():
+        event_log.append(game, events, expected_version=game.version, state=state)
+        _after_change(game, state)
+    return state
+
+
 def _seat(game: Game, user: Any) -> str:
     seat = game.seat_of(user)
     if seat is None:
@@ -322,6 +358,9 @@ def _after_change(game: Game, state: State) -> None:
     """What follows a change, inside its transaction: the next series game, the bot's move
     queued once the transaction has committed, or the "your turn" email's outbox row."""
     if state.over:
+        for user_id in (game.player_a_id, game.player_b_id):
+            if user_id is not None:
+                notifications.game_notification(game=game, user_id=user_id, kind="game_over")
         if game.series_id is not None:
             _series_progress(game)
     elif game.bot and state.to_move == BOT_SEAT:
@@ -363,6 +402,7 @@ def _series_progress(game: Game) -> None:
         player_b=series.player_b,
         player_a_name=game.player_a_name,
         player_b_name=game.player_b_name,
+        days_per_turn=game.days_per_turn,
         bot=series.bot,
         options=series.options,
         series=series,
@@ -387,6 +427,7 @@ def game_rematch(*, game: Game, user: Any) -> Game:
         creator=user,
         opponent=f"bot:{game.bot}" if game.bot or opponent is None else opponent.username,
         rules=game.options,
+        days_per_turn=game.days_per_turn,
     )
     Game.objects.filter(pk=rematch.pk).update(rematch_of=game)
     rematch.rematch_of = game

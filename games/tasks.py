@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.utils import timezone
 
-from games import services
+from games import clocks, services
 
 
 @shared_task(ignore_result=True)
@@ -16,3 +17,10 @@ def play_bot_turn(game_id: str) -> bool:
 def sweep_bot_turns() -> int:
     """Periodic (beat): pick up bot turns whose task never ran."""
     return services.queue_overdue_bot_turns(waited_seconds=60)
+
+
+@shared_task(ignore_result=True)
+def sweep_clocks() -> tuple[int, int]:
+    """Periodic (beat): reminders at 75% of a turn's time, losses on time at its end."""
+    now = timezone.now()
+    return clocks.send_reminders(now), clocks.expire(now)

@@ -4,12 +4,13 @@ from the recipient's own view of the game: presenters and engine.visibility deci
 from __future__ import annotations
 
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 
 from games import event_log, history, presenters
 from games.models import Game
@@ -62,11 +63,50 @@ def turn_context(game: Game, user: Any) -> dict[str, Any]:
     }
 
 
-def turn_email(note: Notification) -> EmailMultiAlternatives:
+def _local_deadline(game: Game, user: Any) -> str:
+    if game.deadline is None:
+        return ""
+    zone = ZoneInfo(preferences_of(user).time_zone)
+    return timezone.localtime(game.deadline, zone).strftime("%Y-%m-%d %H:%M %Z")
+
+
+def notice_context(note: Notification) -> dict[str, Any]:
+    """The short emails: a challenge received, a challenge accepted, a game over."""
+    game, user = note.game, note.user
+    assert game is not None
+    seat = game.seat_of(user)
+    names = history.names_of(game)
+    other = names["b" if seat == "a" else "a"] if seat else names["a"]
+    result = ""
+    if note.kind == Notification.Kind.GAME_OVER and game.scores:
+        result = history.end_reason(game.end_reason)
+    return {
+        "user": user,
+        "game": game,
+        "kind": note.kind,
+        "opponent": other,
+        "scores": game.scores,
+        "winner": game.player_name(game.winner) if game.winner else None,
+        "reason": result,
+        "game_url": _absolute(reverse("game", args=[game.pk])),
+        "lobby_url": _absolute(reverse("home")),
+        "unsubscribe_url": _absolute(reverse("unsubscribe", args=[unsubscribe_token(user)])),
+    }
+
+
+def email_for(note: Notification) -> EmailMultiAlternatives:
     assert note.game is not None
     user = note.user
-    context = turn_context(note.game, user)
-    subject, text, html = render_triplet("your_turn", context, preferences_of(user).language)
+    if note.kind in (Notification.Kind.YOUR_TURN, Notification.Kind.REMINDER):
+        context = turn_context(note.game, user)
+        context["reminder"] = note.kind == Notification.Kind.REMINDER
+        name = "your_turn"
+    else:
+        context = notice_context(note)
+        name = "notice"
+    with translation.override(preferences_of(user).language):
+        context["deadline"] = _local_deadline(note.game, user)
+    subject, text, html = render_triplet(name, context, preferences_of(user).language)
     message = EmailMultiAlternatives(
         subject,
         text,

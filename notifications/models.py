@@ -34,6 +34,10 @@ class Notification(models.Model):
 
     class Kind(models.TextChoices):
         YOUR_TURN = "your_turn", _("your turn")
+        REMINDER = "reminder", _("reminder")
+        CHALLENGE = "challenge", _("challenge received")
+        ACCEPTED = "accepted", _("challenge accepted")
+        GAME_OVER = "game_over", _("game over")
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
     game = models.ForeignKey("games.Game", on_delete=models.CASCADE, null=True, blank=True, related_name="+")

@@ -37,6 +37,17 @@ def turn_notification(*, game: Any, seat: str, version: int) -> None:
     transaction.on_commit(lambda: queue_delivery(note.pk))
 
 
+def game_notification(*, game: Any, user_id: int, kind: str, key: str = "") -> bool:
+    """A challenge, an accepted challenge, a reminder or a finished game, told once to one
+    player (the unique key drops a repeat); queued once the transaction commits."""
+    note, created = Notification.objects.get_or_create(
+        user_id=user_id, kind=kind, key=key or game.pk, defaults={"game": game}
+    )
+    if created:
+        transaction.on_commit(lambda: queue_delivery(note.pk))
+    return created
+
+
 def queue_delivery(note_id: int) -> None:
     from notifications.tasks import send_notification
 
@@ -68,7 +79,7 @@ def deliver(note_id: int) -> bool:
     if reason:
         Notification.objects.filter(pk=note.pk).update(skipped=reason)
         return False
-    message = emails.turn_email(note)
+    message = emails.email_for(note)
     try:
         message.send()
     except Exception as exc:
@@ -83,9 +94,13 @@ def _reason_to_skip(note: Notification) -> str:
     user, game = note.user, note.game
     if not user.email:
         return "no email address"
-    if preferences_of(user).email_mode != Preferences.Mode.EVERY_TURN:
+    mode = preferences_of(user).email_mode
+    about_a_turn = note.kind in (Notification.Kind.YOUR_TURN, Notification.Kind.REMINDER)
+    if mode == Preferences.Mode.NONE or (mode == Preferences.Mode.DIGEST and about_a_turn):
         return "preferences"
-    if game is None or game.status != game.Status.ACTIVE or game.to_move != game.seat_of(user):
+    if about_a_turn and (
+        game is None or game.status != game.Status.ACTIVE or game.to_move != game.seat_of(user)
+    ):
         return "turn already played"
     return ""
 

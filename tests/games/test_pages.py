@@ -165,3 +165,29 @@ def test_since_your_last_turn_opens_after_your_last_turn(client, alice, bob, api
     last_own_end = max(r.seq for r in rows if r.kind == "turn_ended" and r.payload["seat"] == seat)
     page = _page_client(client, waiting).get(f"/games/{game.pk}/history/?since=1").content.decode()
     assert f"step {last_own_end + 1} of {len(rows)}" in page
+
+
+def test_the_profile_saves_email_preferences(client, alice):
+    page = _page_client(client, alice)
+    response = page.post(
+        "/accounts/profile/",
+        {"email_mode": "digest", "digest_hour": "7", "time_zone": "Europe/Kyiv", "language": "uk"},
+    )
+    assert response.status_code == 302
+    prefs = alice.preferences
+    prefs.refresh_from_db()
+    assert (prefs.email_mode, prefs.digest_hour, prefs.time_zone, prefs.language) == (
+        "digest",
+        7,
+        "Europe/Kyiv",
+        "uk",
+    )
+
+
+def test_the_profile_language_becomes_the_sites(client, alice):
+    page = _page_client(client, alice)
+    page.post(
+        "/accounts/profile/",
+        {"email_mode": "every_turn", "digest_hour": "8", "time_zone": "UTC", "language": "de"},
+    )
+    assert 'lang="de"' in page.get("/").content.decode()

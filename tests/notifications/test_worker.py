@@ -20,5 +20,6 @@ def test_a_challenge_accepted_sends_the_first_player_one_email_through_the_worke
     game = services.game_create(creator=alice, opponent="bob", rules={"first_player": "b"})
     services.game_accept(game=game, user=bob)
 
-    assert wait_for(lambda: Notification.objects.filter(game=game, sent_at__isnull=False).exists())
-    assert [m.to for m in mail.outbox] == [["bob@example.com"]]
+    turn = Notification.objects.filter(game=game, kind="your_turn", sent_at__isnull=False)
+    assert wait_for(lambda: turn.exists())
+    assert [m.to for m in mail.outbox if "Your turn" in m.subject] == [["bob@example.com"]]
