@@ -124,6 +124,7 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": 60.0},
     "sweep-outbox": {"task": "notifications.tasks.sweep_outbox", "schedule": 60.0},
     "sweep-clocks": {"task": "games.tasks.sweep_clocks", "schedule": 60.0},
+    "send-digests": {"task": "notifications.tasks.send_digests", "schedule": 15 * 60.0},
 }
 
 # --- Email ----------------------------------------------------------------------------------

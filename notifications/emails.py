@@ -15,7 +15,7 @@ from django.utils import timezone, translation
 from games import event_log, history, presenters
 from games.models import Game
 from notifications.models import Notification
-from notifications.services import preferences_of, unsubscribe_token
+from notifications.services import preferences_of, unsubscribe_token, waiting_games
 
 
 def _absolute(path: str) -> str:
@@ -94,18 +94,27 @@ def notice_context(note: Notification) -> dict[str, Any]:
     }
 
 
-def email_for(note: Notification) -> EmailMultiAlternatives:
-    assert note.game is not None
+def digest_email(note: Notification) -> EmailMultiAlternatives:
     user = note.user
-    if note.kind in (Notification.Kind.YOUR_TURN, Notification.Kind.REMINDER):
-        context = turn_context(note.game, user)
-        context["reminder"] = note.kind == Notification.Kind.REMINDER
-        name = "your_turn"
-    else:
-        context = notice_context(note)
-        name = "notice"
-    with translation.override(preferences_of(user).language):
-        context["deadline"] = _local_deadline(note.game, user)
+    games = [
+        {
+            "opponent": game.player_name("b" if game.seat_of(user) == "a" else "a"),
+            "since": game.turn_started_at,
+            "deadline": _local_deadline(game, user),
+            "url": _absolute(reverse("game", args=[game.pk])),
+        }
+        for game in waiting_games(user)
+    ]
+    context = {
+        "user": user,
+        "games": games,
+        "lobby_url": _absolute(reverse("home")),
+        "unsubscribe_url": _absolute(reverse("unsubscribe", args=[unsubscribe_token(user)])),
+    }
+    return _message(user, "digest", context)
+
+
+def _message(user: Any, name: str, context: dict[str, Any]) -> EmailMultiAlternatives:
     subject, text, html = render_triplet(name, context, preferences_of(user).language)
     message = EmailMultiAlternatives(
         subject,
@@ -118,3 +127,19 @@ def email_for(note: Notification) -> EmailMultiAlternatives:
     )
     message.attach_alternative(html, "text/html")
     return message
+
+
+def email_for(note: Notification) -> EmailMultiAlternatives:
+    if note.kind == Notification.Kind.DIGEST:
+        return digest_email(note)
+    assert note.game is not None
+    user = note.user
+    if note.kind in (Notification.Kind.YOUR_TURN, Notification.Kind.REMINDER):
+        context = turn_context(note.game, user)
+        context["reminder"] = note.kind == Notification.Kind.REMINDER
+        name = "your_turn"
+    else:
+        context = notice_context(note)
+        name = "notice"
+    context["deadline"] = _local_deadline(note.game, user)
+    return _message(user, name, context)

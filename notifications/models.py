@@ -38,6 +38,7 @@ class Notification(models.Model):
         CHALLENGE = "challenge", _("challenge received")
         ACCEPTED = "accepted", _("challenge accepted")
         GAME_OVER = "game_over", _("game over")
+        DIGEST = "digest", _("daily digest")
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
     game = models.ForeignKey("games.Game", on_delete=models.CASCADE, null=True, blank=True, related_name="+")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from django.core import signing
@@ -98,11 +99,40 @@ def _reason_to_skip(note: Notification) -> str:
     about_a_turn = note.kind in (Notification.Kind.YOUR_TURN, Notification.Kind.REMINDER)
     if mode == Preferences.Mode.NONE or (mode == Preferences.Mode.DIGEST and about_a_turn):
         return "preferences"
+    if note.kind == Notification.Kind.DIGEST:
+        return "" if mode == Preferences.Mode.DIGEST else "preferences"
     if about_a_turn and (
         game is None or game.status != game.Status.ACTIVE or game.to_move != game.seat_of(user)
     ):
         return "turn already played"
     return ""
+
+
+def waiting_games(user: Any) -> Any:
+    from games.models import Game
+
+    yours = (Q(player_a=user) & Q(to_move="a")) | (Q(player_b=user) & Q(to_move="b"))
+    return Game.objects.defer("state").filter(yours, status=Game.Status.ACTIVE).order_by("turn_started_at")
+
+
+def queue_digests(now: Any) -> int:
+    """Write today's digest for every digest reader whose local hour has come and who has a
+    game waiting; one per local day (the key is the local date), whenever this runs."""
+    from zoneinfo import ZoneInfo
+
+    written = 0
+    for prefs in Preferences.objects.filter(email_mode=Preferences.Mode.DIGEST).select_related("user"):
+        local = timezone.localtime(now, ZoneInfo(prefs.time_zone))
+        if local.hour != prefs.digest_hour or not waiting_games(prefs.user).exists():
+            continue
+        with transaction.atomic():
+            note, created = Notification.objects.get_or_create(
+                user=prefs.user, kind=Notification.Kind.DIGEST, key=local.date().isoformat()
+            )
+            if created:
+                transaction.on_commit(partial(queue_delivery, note.pk))
+                written += 1
+    return written
 
 
 def pending(older_than: timedelta) -> list[int]:

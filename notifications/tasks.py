@@ -6,6 +6,7 @@ import smtplib
 from datetime import timedelta
 
 from celery import shared_task
+from django.utils import timezone
 
 from notifications import services
 
@@ -19,6 +20,12 @@ from notifications import services
 )
 def send_notification(note_id: int) -> bool:
     return services.deliver(note_id)
+
+
+@shared_task(ignore_result=True)
+def send_digests() -> int:
+    """Periodic (beat, every quarter hour): the daily digests whose local hour has come."""
+    return services.queue_digests(timezone.now())
 
 
 @shared_task(ignore_result=True)
