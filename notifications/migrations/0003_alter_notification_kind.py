@@ -4,15 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('notifications', '0002_alter_notification_kind'),
+        ("notifications", "0002_alter_notification_kind"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='notification',
-            name='kind',
-            field=models.CharField(choices=[('your_turn', 'your turn'), ('reminder', 'reminder'), ('challenge', 'challenge received'), ('accepted', 'challenge accepted'), ('game_over', 'game over'), ('digest', 'daily digest')], max_length=16),
+            model_name="notification",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("your_turn", "your turn"),
+                    ("reminder", "reminder"),
+                    ("challenge", "challenge received"),
+                    ("accepted", "challenge accepted"),
+                    ("game_over", "game over"),
+                    ("digest", "daily digest"),
+                ],
+                max_length=16,
+            ),
         ),
     ]
