@@ -13,6 +13,8 @@ from django.views.decorators.http import require_POST
 
 from accounts import services
 from accounts.models import ApiToken
+from games import vacations
+from games.errors import GameError
 from games.models import Game
 from notifications.forms import PreferencesForm
 from notifications.models import Notification
@@ -53,6 +55,7 @@ def profile(request: HttpRequest) -> HttpResponse:
         "accounts/profile.html",
         {
             "record": _record(user),
+            "away": vacations.current(user),
             "preferences": form,
             "games": games,
             "tokens": ApiToken.objects.filter(user=user),  # type: ignore[misc]
@@ -60,6 +63,20 @@ def profile(request: HttpRequest) -> HttpResponse:
             "new_key": request.session.pop("new_token_key", None),
         },
     )
+
+
+@login_required
+@require_POST
+def vacation_start(request: HttpRequest) -> HttpResponse:
+    try:
+        days = int(request.POST.get("days", ""))
+        vacations.vacation_start(user=request.user, days=days)
+        messages.success(request, _("Enjoy your vacation: your clocks stop until you are back."))
+    except ValueError:
+        messages.error(request, _("Give the number of days."))
+    except GameError as exc:
+        messages.error(request, exc.detail)
+    return redirect("profile")
 
 
 @login_required

@@ -12,6 +12,7 @@ urlpatterns = [
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/profile/", account_views.profile, name="profile"),
     path("accounts/tokens/", account_views.token_create, name="token-create"),
+    path("accounts/vacation/", account_views.vacation_start, name="vacation-start"),
     path("accounts/tokens/<int:token_id>/revoke/", account_views.token_revoke, name="token-revoke"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("invite/<str:token>/", views.invite, name="invite"),

@@ -30,6 +30,10 @@ CARDS_DRAWN: Final = "cards_drawn"
 LAST_TURN_SCHEDULED: Final = "last_turn_scheduled"
 TURN_ENDED: Final = "turn_ended"
 GAME_ENDED: Final = "game_ended"
+# Clock facts, not rules: a player's declared absence, recorded so that both players can see
+# why a turn did not time out. They change nothing in the game.
+VACATION_STARTED: Final = "vacation_started"
+VACATION_ENDED: Final = "vacation_ended"
 
 KINDS: Final = (
     GAME_STARTED,
@@ -43,6 +47,8 @@ KINDS: Final = (
     LAST_TURN_SCHEDULED,
     TURN_ENDED,
     GAME_ENDED,
+    VACATION_STARTED,
+    VACATION_ENDED,
 )
 
 # Why a game ended (game_ended.reason) or why a last turn was scheduled.
@@ -100,6 +106,15 @@ def turn_ended(seat: str, turn: int) -> Event:
 def game_ended(reason: str, scores: dict[str, int], winner: str | None, seat: str | None = None) -> Event:
     """``seat`` names who resigned, ran out of time or never moved, for those reasons."""
     return {"kind": GAME_ENDED, "v": 1, "reason": reason, "scores": scores, "winner": winner, "seat": seat}
+
+
+def vacation_started(seat: str, until: str) -> Event:
+    """``until`` is an ISO 8601 time: the clocks of ``seat``'s turns stop until then."""
+    return {"kind": VACATION_STARTED, "v": 1, "seat": seat, "until": until}
+
+
+def vacation_ended(seat: str) -> Event:
+    return {"kind": VACATION_ENDED, "v": 1, "seat": seat}
 
 
 def upcast(event: Event) -> Event:

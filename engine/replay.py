@@ -30,6 +30,10 @@ def _turn_passed(s: State, e: Event) -> None:
     pass
 
 
+def _nothing(s: State, e: Event) -> None:
+    """Clock facts (a vacation) are in the log for people to read; the game state ignores them."""
+
+
 def _cards_captured(s: State, e: Event) -> None:
     cards = e["cards"]
     _remove(s.hold if e["space"] == "hold" else s.board[e["space"]], cards)
@@ -95,6 +99,8 @@ _APPLY: dict[str, Callable[[State, Event], None]] = {
     ev.LAST_TURN_SCHEDULED: _last_turn_scheduled,
     ev.TURN_ENDED: _turn_ended,
     ev.GAME_ENDED: _game_ended,
+    ev.VACATION_STARTED: _nothing,
+    ev.VACATION_ENDED: _nothing,
 }
 
 

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 
 from django.db.models import Q
 
-from games import services
+from games import services, vacations
 from games.errors import GameError
 from games.models import DAYS_PER_TURN, Game
 from notifications import services as notifications
@@ -23,10 +23,11 @@ def send_reminders(now: datetime) -> int:
     for days in DAYS_PER_TURN:
         late |= Q(days_per_turn=days, deadline__lte=now + timedelta(days=days) * 0.25)
     due = Game.objects.defer("state", "options").filter(late, status=Game.Status.ACTIVE, deadline__gt=now)
+    away = vacations.away_user_ids(now)
     sent = 0
     for game in due:
         user_id = game.player_a_id if game.to_move == "a" else game.player_b_id
-        if user_id is None or game.is_bot_seat(game.to_move):
+        if user_id is None or game.is_bot_seat(game.to_move) or user_id in away:
             continue
         key = f"{game.pk}:{game.version}"
         sent += notifications.game_notification(game=game, user_id=user_id, kind="reminder", key=key)
@@ -36,7 +37,10 @@ def send_reminders(now: datetime) -> int:
 def expire(now: datetime) -> int:
     """End every game whose player to move ran out of time."""
     ended = 0
+    away = vacations.away_user_ids(now)
     for game in Game.objects.filter(status=Game.Status.ACTIVE, deadline__lte=now):
+        if (game.player_a_id if game.to_move == "a" else game.player_b_id) in away:
+            continue  # the clock stands still; end_vacations gives the time back
         try:
             services.game_time_out(game=game)
             ended += 1

@@ -104,6 +104,13 @@ def describe(event: Event, names: dict[str, str], values: dict[str, int] = CARD_
         return _("After %(why)s, turn %(turn)d will be the last.") % {"why": why, "turn": event["turn"]}
     if kind == ev.TURN_ENDED:
         return _("End of turn %(turn)d.") % {"turn": event["turn"]}
+    if kind == ev.VACATION_STARTED:
+        return _("%(who)s is away until %(until)s: their clock stops.") % {
+            "who": who,
+            "until": event["until"][:10],
+        }
+    if kind == ev.VACATION_ENDED:
+        return _("%(who)s is back; their clock runs again.") % {"who": who}
     if kind == ev.GAME_ENDED:
         return _("Game over (%(reason)s).") % {"reason": end_reason(event["reason"])}
     return str(kind)

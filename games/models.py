@@ -175,3 +175,21 @@ class IdempotentPlay(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotent_play_unique")]
+
+
+class Vacation(models.Model):
+    """A declared absence: the clocks of the player's turns stop from ``starts_at`` to
+    ``ends_at`` (at most 21 days a calendar year). Each of their games records its start and
+    end as events, so both players can see why a turn did not time out."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="vacations")
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+    days = models.PositiveSmallIntegerField()
+    closed = models.BooleanField(default=False, help_text="Its end is recorded in the games.")
+
+    class Meta:
+        indexes = [models.Index(fields=["closed", "ends_at"], name="vacation_open_end")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.starts_at:%Y-%m-%d} – {self.ends_at:%Y-%m-%d}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.utils import timezone
 
-from games import clocks, services
+from games import clocks, services, vacations
 
 
 @shared_task(ignore_result=True)
@@ -23,4 +23,5 @@ def sweep_bot_turns() -> int:
 def sweep_clocks() -> tuple[int, int]:
     """Periodic (beat): reminders at 75% of a turn's time, losses on time at its end."""
     now = timezone.now()
+    vacations.end_vacations(now)
     return clocks.send_reminders(now), clocks.expire(now)

@@ -14,6 +14,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
@@ -24,7 +25,7 @@ from engine.cards import CAPACITY, TYPES
 from games import event_log, history, presenters, selectors, services
 from games.errors import GameError
 from games.forms import CreateGameForm, PlayForm
-from games.models import Game, Series
+from games.models import Game, Series, Vacation
 
 
 class SignupForm(UserCreationForm):  # type: ignore[type-arg]
@@ -142,6 +143,14 @@ def _game_context(request: HttpRequest, game: Game) -> dict[str, Any]:
         "me": view["your_seat"],
         "opponent": {"a": "b", "b": "a"}.get(view["your_seat"] or ""),
         "reason": history.end_reason(game.end_reason) if game.end_reason else "",
+        "away": [
+            {"name": game.player_name("a" if v.user_id == game.player_a_id else "b"), "until": v.ends_at}
+            for v in Vacation.objects.filter(
+                user_id__in=[game.player_a_id, game.player_b_id],
+                starts_at__lte=timezone.now(),
+                ends_at__gt=timezone.now(),
+            )
+        ],
     }
 
 

@@ -1,0 +1,87 @@
+"""Vacations: a player's declared absence stops the clocks of their turns."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q, Sum
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from engine import apply_events
+from engine import events as ev
+from games import event_log
+from games.errors import InvalidRequest, StaleVersion
+from games.models import Game, Vacation
+
+DAYS_A_YEAR = 21
+
+
+def away_user_ids(now: datetime) -> set[int]:
+    return set(Vacation.objects.filter(starts_at__lte=now, ends_at__gt=now).values_list("user_id", flat=True))
+
+
+def current(user: Any, now: datetime | None = None) -> Vacation | None:
+    now = now or timezone.now()
+    return Vacation.objects.filter(user=user, starts_at__lte=now, ends_at__gt=now).first()
+
+
+def vacation_start(*, user: Any, days: int, now: datetime | None = None) -> Vacation:
+    """Start an absence of ``days`` days now, and record it in every running game."""
+    now = now or timezone.now()
+    if not 1 <= days <= DAYS_A_YEAR:
+        raise InvalidRequest("invalid_vacation", gettext("A vacation lasts from 1 to 21 days."))
+    if current(user, now) is not None:
+        raise InvalidRequest("already_away", gettext("You are already away."))
+    taken = (
+        Vacation.objects.filter(user=user, starts_at__year=now.year).aggregate(days=Sum("days"))["days"] or 0
+    )
+    if taken + days > DAYS_A_YEAR:
+        raise InvalidRequest(
+            "vacation_limit",
+            gettext("You have %(left)d vacation days left this year.") % {"left": DAYS_A_YEAR - taken},
+        )
+    vacation = Vacation.objects.create(
+        user=user, starts_at=now, ends_at=now + timedelta(days=days), days=days
+    )
+    for game in _running_games(user):
+        seat = game.seat_of(user)
+        assert seat is not None
+        _record(game, ev.vacation_started(seat, vacation.ends_at.isoformat()))
+    return vacation
+
+
+def end_vacations(now: datetime) -> int:
+    """Close the vacations that are over: record their end and give back, on each turn that
+    was waiting for the player, the time the clock stood still."""
+    closed = 0
+    for vacation in Vacation.objects.filter(closed=False, ends_at__lte=now):
+        for game in _running_games(vacation.user):
+            seat = game.seat_of(vacation.user)
+            assert seat is not None
+            extra: dict[str, Any] = {}
+            if game.to_move == seat and game.deadline is not None and game.turn_started_at is not None:
+                stopped = vacation.ends_at - max(vacation.starts_at, game.turn_started_at)
+                extra["deadline"] = game.deadline + max(stopped, timedelta(0))
+            _record(game, ev.vacation_ended(seat), **extra)
+        Vacation.objects.filter(pk=vacation.pk).update(closed=True)
+        closed += 1
+    return closed
+
+
+def _running_games(user: Any) -> list[Game]:
+    return list(Game.objects.filter(Q(player_a=user) | Q(player_b=user), status=Game.Status.ACTIVE))
+
+
+def _record(game: Game, event: ev.Event, **extra: Any) -> None:
+    for _ in range(5):  # a play may land at the same moment: reload and try again
+        state = event_log.load_state(game)
+        apply_events(state, [event])
+        try:
+            with transaction.atomic():
+                event_log.append(game, [event], expected_version=game.version, state=state, **extra)
+            return
+        except StaleVersion:
+            game.refresh_from_db()

@@ -1,0 +1,68 @@
+"""Vacations stop a player's clocks, are recorded in each game's log, and are limited."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from games import clocks, services, vacations
+from games.errors import InvalidRequest
+from games.models import Game
+
+NOW = datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
+
+
+def _bobs_turn(alice, bob, capture) -> Game:
+    with capture(execute=True):
+        game = services.game_create(
+            creator=alice, opponent="bob", rules={"first_player": "b"}, days_per_turn=1
+        )
+        services.game_accept(game=game, user=bob)
+    Game.objects.filter(pk=game.pk).update(turn_started_at=NOW, deadline=NOW + timedelta(days=1))
+    return Game.objects.get(pk=game.pk)
+
+
+def test_a_vacation_is_recorded_in_every_running_game(alice, bob, django_capture_on_commit_callbacks):
+    game = _bobs_turn(alice, bob, django_capture_on_commit_callbacks)
+    vacations.vacation_start(user=bob, days=5, now=NOW)
+    event = game.events.order_by("-seq").first()
+    assert (event.kind, event.payload["seat"]) == ("vacation_started", "b")
+
+
+def test_no_timeout_while_away_and_the_stopped_time_is_given_back(
+    alice, bob, django_capture_on_commit_callbacks
+):
+    game = _bobs_turn(alice, bob, django_capture_on_commit_callbacks)
+    vacations.vacation_start(user=bob, days=5, now=NOW + timedelta(hours=6))
+    assert clocks.expire(NOW + timedelta(days=3)) == 0
+    assert Game.objects.get(pk=game.pk).status == "active"
+
+    vacations.end_vacations(NOW + timedelta(days=5, hours=6))
+    back = Game.objects.get(pk=game.pk)
+    # Six hours were used before leaving; eighteen remain after coming back.
+    assert back.deadline == NOW + timedelta(days=5, hours=6) + timedelta(hours=18)
+    assert back.events.order_by("-seq").first().kind == "vacation_ended"
+    assert clocks.expire(NOW + timedelta(days=5, hours=23)) == 0
+    assert clocks.expire(NOW + timedelta(days=6, hours=1)) == 1
+
+
+def test_at_most_twenty_one_vacation_days_a_year(alice):
+    vacations.vacation_start(user=alice, days=14, now=NOW)
+    vacations.end_vacations(NOW + timedelta(days=15))
+    with pytest.raises(InvalidRequest) as refused:
+        vacations.vacation_start(user=alice, days=8, now=NOW + timedelta(days=20))
+    assert refused.value.code == "vacation_limit"
+    vacations.vacation_start(user=alice, days=7, now=NOW + timedelta(days=20))
+
+
+def test_the_opponent_sees_the_vacation_on_the_game_page(
+    client, alice, bob, django_capture_on_commit_callbacks
+):
+    game = _bobs_turn(alice, bob, django_capture_on_commit_callbacks)
+    vacations.vacation_start(user=bob, days=3)
+    client.force_login(alice)
+    page = client.get(f"/games/{game.pk}/").content.decode()
+    assert "bob is on vacation until" in page
+    history = client.get(f"/games/{game.pk}/history/").content.decode()
+    assert "bob is away until" in history
