@@ -11,12 +11,15 @@ import pytest
 from django.core import mail
 from django.utils import timezone
 
+from engine.cards import CARD_TYPE, CARD_VALUES
 from games import services
 from games.models import Game
 from notifications import services as notifications
 from notifications import tasks
 from notifications.models import Notification, Preferences
 from tests.games.helpers import hidden_ids, play_first_legal
+
+VALUES = CARD_VALUES["standard"]
 
 
 def _started(alice, bob, capture) -> Game:
@@ -81,8 +84,9 @@ def test_the_email_shows_the_players_own_hand_and_no_hidden_card(
     for text in (message.subject, message.body, message.alternatives[0][0]):
         assert not {c for c in secret if re.search(rf"(?<![\w-]){c}(?![\w-])", text)}
     hand = Game.objects.get(pk=game.pk).state["hands"][seat]
+    faces = sorted(CARD_TYPE[c] if CARD_TYPE[c] == "ship" else f"{CARD_TYPE[c]} {VALUES[c]}" for c in hand)
     shown = message.body.split("Your hand:")[1].split("\n")[0]
-    assert len([part for part in shown.split(",") if part.strip()]) == len(hand)
+    assert sorted(part.strip() for part in shown.split(",")) == faces  # own cards, nothing else
 
 
 def test_every_email_has_one_click_unsubscribe_and_it_works(
@@ -170,3 +174,21 @@ def test_the_profile_shows_the_send_log(client, alice, bob, django_capture_on_co
     client.force_login(recipient)
     page = client.get("/accounts/profile/").content.decode()
     assert html.escape(message.subject) in page
+
+
+def test_a_row_claimed_by_a_worker_that_died_is_sent_once_after_the_claim_goes_stale(
+    alice, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    monkeypatch.setattr(notifications, "queue_delivery", lambda note_id: None)
+    game = _started(alice, bob, django_capture_on_commit_callbacks)
+    note = Notification.objects.get(game=game, kind="your_turn")
+    assert notifications.claim(note.pk)  # a worker takes it ... and dies before sending
+    assert notifications.deliver(note.pk) is False  # a fresh claim is respected
+    assert note.pk not in notifications.pending(older_than=timedelta(0))
+
+    stale = timezone.now() - notifications.CLAIM_TIMEOUT - timedelta(seconds=1)
+    Notification.objects.filter(pk=note.pk).update(claimed_at=stale)
+    assert note.pk in notifications.pending(older_than=timedelta(0))
+    assert notifications.deliver(note.pk) is True
+    assert notifications.deliver(note.pk) is False
+    assert len(_turn_mails()) == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core import mail
 
 from accounts import services as account_services
+from engine.cards import CARD_TYPE
 from games import services
 from notifications.models import Notification
 from tests.celery_worker import wait_for
@@ -23,3 +24,12 @@ def test_a_challenge_accepted_sends_the_first_player_one_email_through_the_worke
     turn = Notification.objects.filter(game=game, kind="your_turn", sent_at__isnull=False)
     assert wait_for(lambda: turn.exists())
     assert [m.to for m in mail.outbox if "Your turn" in m.subject] == [["bob@example.com"]]
+
+    game.refresh_from_db()
+    card = game.state["hands"]["b"][0]
+    choice = "chests" if CARD_TYPE[card] == "princess" else None
+    services.game_play(game=game, user=bob, cards=[card], choice=choice, expected_version=game.version)
+    assert wait_for(lambda: turn.count() == 2)
+    turn_mails = [m for m in mail.outbox if "Your turn" in m.subject]
+    assert [m.to for m in turn_mails] == [["bob@example.com"], ["alice@example.com"]]
+    assert "bob" in turn_mails[1].subject
