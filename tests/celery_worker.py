@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Iterator
 
 import pytest
+import redis
 from celery.contrib.testing.worker import start_worker
 from django.db import connection
 
@@ -23,6 +24,8 @@ def _forget_broker_connections() -> None:
 
 @pytest.fixture
 def celery_on_redis(settings) -> Iterator[None]:  # type: ignore[no-untyped-def]
+    # Tasks left in the queue by an earlier, interrupted run would only slow this worker down.
+    redis.Redis.from_url(BROKER).flushdb()
     saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager", "result_backend")}
     app.conf.update(broker_url=BROKER, task_always_eager=False, result_backend=None)
     _forget_broker_connections()
@@ -34,7 +37,7 @@ def celery_on_redis(settings) -> Iterator[None]:  # type: ignore[no-untyped-def]
     connection.close()
 
 
-def wait_for(predicate: Callable[[], bool], seconds: float = 15.0) -> bool:
+def wait_for(predicate: Callable[[], bool], seconds: float = 30.0) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if predicate():
