@@ -192,3 +192,12 @@ def test_a_row_claimed_by_a_worker_that_died_is_sent_once_after_the_claim_goes_s
     assert notifications.deliver(note.pk) is True
     assert notifications.deliver(note.pk) is False
     assert len(_turn_mails()) == 1
+
+
+def test_the_email_is_written_in_the_players_language(alice, bob, django_capture_on_commit_callbacks):
+    Preferences.objects.create(user=alice, language="de")
+    Preferences.objects.create(user=bob, language="de")
+    _started(alice, bob, django_capture_on_commit_callbacks)
+    message = [m for m in mail.outbox if "Du bist am Zug" in m.subject]
+    assert len(message) == 1
+    assert "Deine Hand:" in message[0].body
