@@ -3,6 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts import views as account_views
+from accounts.throttling import ThrottledLoginView
 from dragonheart_site.health import HealthApi
 from games import views
 from notifications import views as notification_views
@@ -14,6 +15,7 @@ urlpatterns = [
     path("accounts/tokens/", account_views.token_create, name="token-create"),
     path("accounts/vacation/", account_views.vacation_start, name="vacation-start"),
     path("accounts/tokens/<int:token_id>/revoke/", account_views.token_revoke, name="token-revoke"),
+    path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("invite/<str:token>/", views.invite, name="invite"),
     path("unsubscribe/<str:token>/", notification_views.unsubscribe, name="unsubscribe"),

@@ -191,3 +191,17 @@ def test_the_profile_language_becomes_the_sites(client, alice):
         {"email_mode": "every_turn", "digest_hour": "8", "time_zone": "UTC", "language": "de"},
     )
     assert 'lang="de"' in page.get("/").content.decode()
+
+
+def test_the_login_page_stops_a_password_guesser(client, alice):
+    for _ in range(10):
+        assert client.post("/accounts/login/", {"username": "alice", "password": "wrong"}).status_code == 200
+    refused = client.post("/accounts/login/", {"username": "alice", "password": "dragon-heart-42"})
+    assert refused.status_code == 429
+    other = client.post("/accounts/login/", {"username": "bob", "password": "wrong"})
+    assert other.status_code == 200  # per username and address, not for everyone
+
+
+def test_the_login_page_logs_in_with_the_right_password(client, alice):
+    response = client.post("/accounts/login/", {"username": "alice", "password": "dragon-heart-42"})
+    assert response.status_code == 302
