@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from accounts import services as account_services
 from games import services
-from games.models import Game, GameEvent
+from games.models import GameEvent
 
 
 @pytest.fixture
@@ -78,7 +78,9 @@ def test_plays_racing_with_one_idempotency_key_play_once_and_all_succeed(started
     assert statuses == [201] * 8
     game.refresh_from_db()
     assert GameEvent.objects.filter(game=game, kind="cards_played").count() == 1
-    assert Game.objects.get(pk=game.pk).version == game.version
+    assert GameEvent.objects.filter(game=game, kind="turn_ended").count() == 1
+    seqs = list(GameEvent.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
+    assert seqs == list(range(1, game.version + 1))
 
 
 def _client(key: str) -> APIClient:
