@@ -14,7 +14,7 @@ from django.utils import timezone, translation
 
 from games import event_log, history, presenters
 from games.models import Game
-from notifications.models import Notification
+from notifications.models import Notification, Preferences
 from notifications.services import preferences_of, unsubscribe_token, waiting_games
 
 
@@ -63,11 +63,10 @@ def turn_context(game: Game, user: Any) -> dict[str, Any]:
     }
 
 
-def _local_deadline(game: Game, user: Any) -> str:
+def _local_deadline(game: Game, time_zone: str) -> str:
     if game.deadline is None:
         return ""
-    zone = ZoneInfo(preferences_of(user).time_zone)
-    return timezone.localtime(game.deadline, zone).strftime("%Y-%m-%d %H:%M %Z")
+    return timezone.localtime(game.deadline, ZoneInfo(time_zone)).strftime("%Y-%m-%d %H:%M %Z")
 
 
 def notice_context(note: Notification) -> dict[str, Any]:
@@ -94,13 +93,13 @@ def notice_context(note: Notification) -> dict[str, Any]:
     }
 
 
-def digest_email(note: Notification) -> EmailMultiAlternatives:
+def digest_email(note: Notification, prefs: Preferences) -> EmailMultiAlternatives:
     user = note.user
     games = [
         {
             "opponent": game.player_name("b" if game.seat_of(user) == "a" else "a"),
             "since": game.turn_started_at,
-            "deadline": _local_deadline(game, user),
+            "deadline": _local_deadline(game, prefs.time_zone),
             "url": _absolute(reverse("game", args=[game.pk])),
         }
         for game in waiting_games(user)
@@ -111,11 +110,11 @@ def digest_email(note: Notification) -> EmailMultiAlternatives:
         "lobby_url": _absolute(reverse("home")),
         "unsubscribe_url": _absolute(reverse("unsubscribe", args=[unsubscribe_token(user)])),
     }
-    return _message(user, "digest", context)
+    return _message(user, "digest", context, prefs)
 
 
-def _message(user: Any, name: str, context: dict[str, Any]) -> EmailMultiAlternatives:
-    subject, text, html = render_triplet(name, context, preferences_of(user).language)
+def _message(user: Any, name: str, context: dict[str, Any], prefs: Preferences) -> EmailMultiAlternatives:
+    subject, text, html = render_triplet(name, context, prefs.language)
     message = EmailMultiAlternatives(
         subject,
         text,
@@ -130,8 +129,9 @@ def _message(user: Any, name: str, context: dict[str, Any]) -> EmailMultiAlterna
 
 
 def email_for(note: Notification) -> EmailMultiAlternatives:
+    prefs = preferences_of(note.user)  # read once: language, time zone
     if note.kind == Notification.Kind.DIGEST:
-        return digest_email(note)
+        return digest_email(note, prefs)
     assert note.game is not None
     user = note.user
     if note.kind in (Notification.Kind.YOUR_TURN, Notification.Kind.REMINDER):
@@ -141,5 +141,5 @@ def email_for(note: Notification) -> EmailMultiAlternatives:
     else:
         context = notice_context(note)
         name = "notice"
-    context["deadline"] = _local_deadline(note.game, user)
-    return _message(user, name, context)
+    context["deadline"] = _local_deadline(note.game, prefs.time_zone)
+    return _message(user, name, context, prefs)
