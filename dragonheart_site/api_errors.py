@@ -66,7 +66,11 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 _ERROR_SCHEMA = {
     "type": "object",
-    "properties": {"code": {"type": "string"}, "detail": {"type": "string"}},
+    "properties": {
+        "code": {"type": "string"},
+        "detail": {"type": "string"},
+        "errors": {"type": "object", "description": "Each invalid field's messages (validation errors)."},
+    },
     "required": ["code", "detail"],
 }
 
@@ -74,7 +78,8 @@ _ERROR_SCHEMA = {
 def document_error_responses(
     result: dict[str, Any], generator: Any, request: Any, public: bool
 ) -> dict[str, Any]:
-    """drf-spectacular documents only successes; add the error responses every call can give."""
+    """drf-spectacular documents only successes; add the error responses every call can give,
+    and the Error body to the ones a view declares itself (``OpenApiResponse(description=…)``)."""
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = _ERROR_SCHEMA
     ref = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     for path, operations in result.get("paths", {}).items():
@@ -86,5 +91,8 @@ def document_error_responses(
             if method in ("post", "put", "patch", "delete"):
                 codes.append("409")
             for code in codes:
-                responses.setdefault(code, {"description": "Error", **ref})
+                responses.setdefault(code, {"description": "Error"})
+            for code, response in responses.items():
+                if code.startswith("4") and "content" not in response:
+                    response.update(ref)
     return result

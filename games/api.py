@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.pagination import CursorPagination
@@ -39,6 +39,12 @@ class GameSummarySerializer(serializers.Serializer[dict[str, Any]]):
     to_move = serializers.CharField(allow_null=True)
     your_turn = serializers.BooleanField()
     version = serializers.IntegerField()
+    series = serializers.IntegerField(allow_null=True)
+    number = serializers.IntegerField(help_text="Game number within its series.")
+    private = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+    turn_started_at = serializers.DateTimeField(allow_null=True)
+    deadline = serializers.DateTimeField(allow_null=True)
     result = serializers.DictField(allow_null=True)
 
 
@@ -112,7 +118,23 @@ class GameListCreateApi(APIView):
         mine = serializers.BooleanField(required=False, default=False)
 
     @extend_schema(
-        parameters=[FilterSerializer], responses={200: GameSummarySerializer(many=True)}, summary="List games"
+        parameters=[
+            FilterSerializer,
+            OpenApiParameter("cursor", OpenApiTypes.STR, description="A page, from a next or previous link"),
+        ],
+        responses={
+            200: inline_serializer(
+                "GamePage",
+                {
+                    "next": serializers.URLField(allow_null=True),
+                    "previous": serializers.URLField(allow_null=True),
+                    "results": GameSummarySerializer(many=True),
+                },
+            ),
+            404: OpenApiResponse(description="The cursor is not one of ours"),
+        },
+        summary="List games",
+        operation_id="games_list",
     )
     def get(self, request: Request) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
@@ -179,7 +201,10 @@ class PlayCreateApi(APIView):
         parameters=[
             GAME_ID,
             OpenApiParameter(
-                "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, description="Retry-safe key"
+                "Idempotency-Key",
+                {"type": "string", "minLength": 1, "maxLength": 255},
+                OpenApiParameter.HEADER,
+                description="Retry-safe key",
             ),
         ],
         request=InputSerializer,
@@ -281,7 +306,9 @@ class EventListApi(APIView):
 
 class RecordApi(APIView):
     @extend_schema(
-        parameters=[GAME_ID], responses={200: OpenApiTypes.OBJECT}, summary="The game record, once over"
+        parameters=[GAME_ID],
+        responses={200: OpenApiTypes.OBJECT, 409: OpenApiResponse(description="The game is not over")},
+        summary="The game record, once over",
     )
     def get(self, request: Request, game_id: str) -> Response:
         game = get_game(game_id)
