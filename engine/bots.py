@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from math import comb
 from typing import Protocol
 
@@ -29,6 +30,7 @@ from engine.cards import (
     TROLL,
 )
 from engine.rules import CHESTS, PRINCESSES, Play
+from engine.search import make_search_bot
 from engine.visibility import SeatView
 
 
@@ -198,6 +200,8 @@ class GreedyBot:
 BOTS: dict[str, Callable[[random.Random], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
+    "medium": partial(make_search_bot, "medium"),
+    "strong": partial(make_search_bot, "strong"),
 }
 
 
