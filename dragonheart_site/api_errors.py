@@ -92,6 +92,10 @@ def document_error_responses(
                 codes.append("409")
             for code in codes:
                 responses.setdefault(code, {"description": "Error"})
+            for parameter in operation.get("parameters", []):
+                # The serializers that read query parameters take an empty one as absent.
+                if parameter["in"] == "query" and not parameter.get("required"):
+                    parameter["allowEmptyValue"] = True
             for code, response in responses.items():
                 if code.startswith("4") and "content" not in response:
                     response.update(ref)
