@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 
@@ -31,3 +32,24 @@ class ReusingRedisCache(RedisCache):
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = ReusingRedisCacheClient
+
+
+def count_hit(key: str, timeout: int) -> int:
+    """Add one to the counter ``key`` (created with ``timeout`` seconds to live) and return
+    its new value, atomically: one round trip on Redis, add-then-incr elsewhere."""
+    cache = caches["default"]
+    if isinstance(cache, RedisCache):
+        full_key = cache.make_and_validate_key(key)
+        client = cache._cache.get_client(full_key, write=True)  # type: ignore[attr-defined]
+        pipe = client.pipeline(transaction=False)
+        pipe.incr(full_key)
+        pipe.expire(full_key, timeout, nx=True)
+        count, _ = pipe.execute()
+        return int(count)
+    if cache.add(key, 1, timeout):
+        return 1
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired between the two calls
+        cache.add(key, 1, timeout)
+        return 1

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from engine.record import record_from_events
-from games import event_log, presenters, services
+from games import event_log, presenters, selectors, services
 from games.errors import Conflict, InvalidRequest, NotFound, StaleVersion
 from games.models import DAYS_PER_TURN, Game
 
@@ -65,10 +65,10 @@ class GameViewSerializer(GameSummarySerializer):
 
 def get_game(game_id: str) -> Game:
     # One row, no joins: the names the views show are copied onto it.
-    try:
-        return Game.objects.get(pk=game_id)
-    except Game.DoesNotExist:
-        raise NotFound("not_found", "There is no game with that id.") from None
+    game = selectors.game_by_id(game_id)
+    if game is None:
+        raise NotFound("not_found", "There is no game with that id.")
+    return game
 
 
 def game_response(game: Game, user: Any, status_code: int = status.HTTP_200_OK) -> Response:

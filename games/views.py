@@ -11,7 +11,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -154,10 +154,17 @@ def _game_context(request: HttpRequest, game: Game) -> dict[str, Any]:
     }
 
 
+def _game_or_404(game_id: str) -> Game:
+    game = selectors.game_by_id(game_id)
+    if game is None:
+        raise Http404
+    return game
+
+
 @login_required
 @require_GET
 def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
-    game = get_object_or_404(Game, pk=game_id)
+    game = _game_or_404(game_id)
     return render(request, "games/game.html", _game_context(request, game))
 
 
@@ -179,7 +186,7 @@ def game_poll(request: HttpRequest, game_id: str) -> HttpResponse:
 @login_required
 @require_POST
 def game_play(request: HttpRequest, game_id: str) -> HttpResponse:
-    game = get_object_or_404(Game, pk=game_id)
+    game = _game_or_404(game_id)
     cards = request.POST.getlist("cards")[:6]
     form = PlayForm(request.POST)
     if form.is_valid():

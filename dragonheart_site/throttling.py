@@ -1,0 +1,45 @@
+"""DRF's scoped throttle, counting requests in fixed windows.
+
+DRF's own throttle reads the list of every request's time in the window, then writes it back:
+two cache round trips and a pickled list of up to (rate) floats on every play, and two
+racing requests can both read the same list and both pass. Here a request costs one atomic
+increment (one round trip on Redis). The price of fixed windows: a client can spend one
+window's allowance at its end and the next one's at the start of the next.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from rest_framework.request import Request
+from rest_framework.throttling import ScopedRateThrottle
+
+from dragonheart_site.cache import count_hit
+
+if TYPE_CHECKING:  # the views module imports the throttles
+    from rest_framework.views import APIView
+
+
+class WindowScopedRateThrottle(ScopedRateThrottle):
+    wait_seconds: float | None = None
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        self.scope = getattr(view, self.scope_attr, None)
+        if not self.scope:
+            return True
+        self.rate = self.get_rate()
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+        limit, duration = self.num_requests, self.duration
+        key = self.get_cache_key(request, view)
+        if limit is None or duration is None or key is None:
+            return True
+        now = time.time()
+        window = int(now // duration)
+        if count_hit(f"{key}:{window}", duration) <= limit:
+            return True
+        self.wait_seconds = (window + 1) * duration - now
+        return False
+
+    def wait(self) -> float | None:
+        return self.wait_seconds
