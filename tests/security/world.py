@@ -1,0 +1,117 @@
+"""The cast and the games every security test acts on, built through the real services; and
+what "nothing was written" means: every row of every table the site writes, unchanged."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.apps import apps
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+from rest_framework.test import APIClient
+
+from accounts import services as account_services
+from engine import legal_plays
+from games import event_log, services
+from games.models import Game
+from notifications.services import preferences_of, unsubscribe_token
+from tests.games.tables import start
+
+PASSWORD = "dragon-heart-42"
+CAST = ("alice", "bob", "charlie")
+# The apps whose tables hold players' data (sessions and the cache are not data).
+DATA_APPS = {"auth", "accounts", "games", "notifications"}
+
+
+@dataclass
+class World:
+    """alice (seat a, to move) plays bob; charlie watches. alice has also challenged bob (no
+    answer yet), lost a game to bob by resigning, and posted a private open challenge."""
+
+    users: dict[str, Any]
+    keys: dict[str, str]  # each user's API token
+    token_ids: dict[str, int]
+    active: Game
+    challenge: Game
+    finished: Game
+    invite: Game
+
+    def legal_play(self) -> dict[str, Any]:
+        """alice's first legal play in the active game, as an API body."""
+        game = Game.objects.get(pk=self.active.pk)
+        first = legal_plays(event_log.load_state(game))[0]
+        return {"cards": list(first.cards), "choice": first.choice, "expected_version": game.version}
+
+    def api(self, name: str | None) -> APIClient:
+        """A client authenticated as programs are, by the user's own token; None: nobody."""
+        client = APIClient()
+        if name is not None:
+            client.credentials(HTTP_AUTHORIZATION=f"Token {self.keys[name]}")
+        return client
+
+    def browser(self, name: str | None, **options: Any) -> Client:
+        client = Client(**options)
+        if name is not None:
+            client.force_login(self.users[name])
+        return client
+
+    def places(self) -> dict[str, Any]:
+        """What a URL template may name."""
+        return {
+            "active": self.active.pk,
+            "challenge": self.challenge.pk,
+            "finished": self.finished.pk,
+            "invite": self.invite.invite_token,
+            "alice_token": self.token_ids["alice"],
+            "alice_unsubscribe": unsubscribe_token(self.users["alice"]),
+        }
+
+
+def build_world() -> World:
+    users = {
+        name: account_services.user_create(username=name, password=PASSWORD, email=f"{name}@example.com")
+        for name in CAST
+    }
+    alice, bob = users["alice"], users["bob"]
+    for user in users.values():
+        preferences_of(user)  # made on the first visit of the profile, which is not a write to test
+    tokens = {name: account_services.token_create(user=user, name="tests") for name, user in users.items()}
+    finished = start(alice, bob, rules={"first_player": "a"})
+    services.game_resign(game=finished, user=alice)
+    return World(
+        users=users,
+        keys={name: key for name, (_, key) in tokens.items()},
+        token_ids={name: token.pk for name, (token, _) in tokens.items()},
+        active=start(alice, bob, rules={"first_player": "a"}),
+        challenge=services.game_create(creator=alice, opponent="bob"),
+        finished=Game.objects.get(pk=finished.pk),
+        invite=services.game_create(creator=alice, opponent=None, private=True),
+    )
+
+
+def changed_tables(before: dict[str, list[str]]) -> set[str]:
+    after = snapshot()
+    return {table for table in after if after[table] != before.get(table)}
+
+
+def snapshot() -> dict[str, list[str]]:
+    """Every row of every data table, as text: equal snapshots mean nothing was written."""
+    return {
+        model._meta.label: [repr(row) for row in model.objects.order_by("pk").values_list()]
+        for model in apps.get_models()
+        if model._meta.app_label in DATA_APPS
+    }
+
+
+def routes(patterns: list[Any] | None = None, namespace: str = "") -> dict[str, Any]:
+    """Every URL pattern of the project: its name (with its namespace; the pattern itself when
+    it has none) and its view."""
+    found: dict[str, Any] = {}
+    for pattern in get_resolver().url_patterns if patterns is None else patterns:
+        if isinstance(pattern, URLResolver):
+            inner = f"{namespace}{pattern.namespace}:" if pattern.namespace else namespace
+            found |= routes(pattern.url_patterns, inner)
+        elif isinstance(pattern, URLPattern):
+            found[f"{namespace}{pattern.name or pattern.pattern}"] = pattern.callback
+    return found
