@@ -27,6 +27,12 @@ class PlayerSerializer(serializers.Serializer[dict[str, Any]]):
     seat = serializers.CharField()
     username = serializers.CharField(allow_null=True)
     bot = serializers.CharField(allow_null=True)
+    # Once the cards are dealt:
+    hand_size = serializers.IntegerField(required=False)
+    pile_size = serializers.IntegerField(required=False)
+    captured_count = serializers.IntegerField(required=False)
+    has_dragon = serializers.BooleanField(required=False)
+    score = serializers.IntegerField(required=False, allow_null=True, help_text="Shown when open or over.")
 
 
 class GameSummarySerializer(serializers.Serializer[dict[str, Any]]):
