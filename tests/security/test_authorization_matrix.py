@@ -147,10 +147,7 @@ def world(db) -> World:  # type: ignore[no-untyped-def]
 def _body(world: World, row: Row, page: bool) -> Any:
     if row.body != LEGAL:
         return row.body
-    play = world.legal_play()
-    if page:
-        return {**play, "choice": play["choice"] or ""}  # the form posts "" for no choice
-    return play
+    return world.legal_form() if page else world.legal_play()
 
 
 def _check(response: Any, cell: str, before: dict[str, Any]) -> None:

@@ -126,10 +126,7 @@ def _open(world: World, page: str, who: str | None) -> tuple[Any, list[dict[str,
 
 
 def _filled(world: World, form: dict[str, Any], fill: Any) -> dict[str, Any]:
-    if fill == LEGAL:
-        play = world.legal_play()
-        fill = {"cards": play["cards"], "choice": play["choice"] or ""}
-    return {**form["data"], **fill}
+    return {**form["data"], **(world.legal_form() if fill == LEGAL else fill)}
 
 
 @pytest.mark.parametrize(("page", "who", "route", "fill", "accepted"), FORMS)

@@ -43,6 +43,11 @@ class World:
         first = legal_plays(event_log.load_state(game))[0]
         return {"cards": list(first.cards), "choice": first.choice, "expected_version": game.version}
 
+    def legal_form(self) -> dict[str, Any]:
+        """The same play as the game page's form posts it ("" for no choice)."""
+        play = self.legal_play()
+        return {**play, "choice": play["choice"] or ""}
+
     def api(self, name: str | None) -> APIClient:
         """A client authenticated as programs are, by the user's own token; None: nobody."""
         client = APIClient()
