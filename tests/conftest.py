@@ -19,4 +19,4 @@ def _fast_password_hashing(settings):  # type: ignore[no-untyped-def]
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-pytest_plugins = ["tests.celery_worker"]
+pytest_plugins = ["tests.celery_worker", "tests.redis_server"]

@@ -3,16 +3,11 @@ own (on a spare port) is stopped and started; the machine's Redis is never touch
 
 from __future__ import annotations
 
-import socket
-import subprocess
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 
-import pytest
 from celery.contrib.testing.worker import start_worker
 from django.core import mail
-from django.db import connection
 from django.utils import timezone
 
 from dragonheart_site.celery import app
@@ -21,61 +16,6 @@ from notifications import tasks
 from notifications.models import Notification
 from tests.celery_worker import _forget_broker_connections, wait_for
 from tests.games.helpers import play_first_legal
-
-
-class OwnRedis:
-    def __init__(self) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        command = [
-            "redis-server",
-            "--port",
-            str(self.port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-        assert wait_for(self._answers, 10)
-
-    def stop(self) -> None:
-        assert self.process is not None
-        self.process.terminate()
-        self.process.wait(timeout=10)
-        assert not self._answers()
-
-    def _answers(self) -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as conn:
-                conn.sendall(b"PING\r\n")
-                return conn.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
-
-
-@pytest.fixture
-def own_redis(settings) -> Iterator[OwnRedis]:  # type: ignore[no-untyped-def]
-    redis = OwnRedis()
-    saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager", "result_backend")}
-    app.conf.update(broker_url=redis.url, task_always_eager=False, result_backend=None)
-    _forget_broker_connections()
-    yield redis
-    if redis.process is not None and redis.process.poll() is None:
-        redis.stop()
-    app.conf.update(saved)
-    _forget_broker_connections()
-    connection.close()
 
 
 def test_with_redis_stopped_a_play_succeeds_and_its_email_goes_out_when_redis_is_back(
