@@ -4,6 +4,7 @@ from the recipient's own view of the game: presenters and engine.visibility deci
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -129,6 +130,12 @@ def _message(user: Any, name: str, context: dict[str, Any], prefs: Preferences) 
 
 
 def email_for(note: Notification) -> EmailMultiAlternatives:
+    message = _email_of(note)
+    message.extra_headers["Message-ID"] = message_id(note)
+    return message
+
+
+def _email_of(note: Notification) -> EmailMultiAlternatives:
     prefs = preferences_of(note.user)  # read once: language, time zone
     if note.kind == Notification.Kind.DIGEST:
         return digest_email(note, prefs)
@@ -143,3 +150,11 @@ def email_for(note: Notification) -> EmailMultiAlternatives:
         name = "notice"
     context["deadline"] = _local_deadline(note.game, prefs.time_zone)
     return _message(user, name, context, prefs)
+
+
+def message_id(note: Notification) -> str:
+    """The same for every attempt to send one notification: a worker that dies after the SMTP
+    server accepted the email, before recording it, makes the next one send it again (at least
+    once), and the reader's mail system shows two messages with one Message-ID once."""
+    domain = urlsplit(str(settings.SITE_URL)).hostname or "dragonheart.invalid"
+    return f"<notification-{note.pk}@{domain}>"

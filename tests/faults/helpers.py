@@ -1,0 +1,69 @@
+"""Setting games up and checking what a fault may not have done: events lost or doubled, emails
+lost or doubled."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from typing import Any
+
+from django.utils import timezone
+
+from dragonheart_site.celery import app
+from games import event_log, services
+from games.models import Game, GameEvent
+from notifications.models import Notification
+from notifications.services import CLAIM_TIMEOUT
+
+
+@contextmanager
+def tasks_in_process() -> Iterator[None]:
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = saved
+
+
+def started(alice: Any, bob: Any) -> Game:
+    """A game between alice and bob, alice to move; its set-up emails already sent."""
+    with tasks_in_process():
+        game = services.game_create(creator=alice, opponent="bob", rules={"first_player": "a"})
+        services.game_accept(game=game, user=bob)
+    game.refresh_from_db()
+    return game
+
+
+def first_play(client: Any, game: Game) -> dict[str, Any]:
+    view = client.get(f"/api/games/{game.pk}/").json()
+    return {**view["legal_plays"][0], "expected_version": view["version"]}
+
+
+def post_play(client: Any, game: Game, play: dict[str, Any], key: str | None = None) -> Any:
+    headers = {"HTTP_IDEMPOTENCY_KEY": key} if key else {}
+    return client.post(f"/api/games/{game.pk}/plays/", play, format="json", **headers)
+
+
+def turn_rows(game: Game, user: Any) -> Any:
+    return Notification.objects.filter(game=game, user=user, kind=Notification.Kind.YOUR_TURN)
+
+
+def two_minutes_later(game: Game) -> None:
+    """What the clock does to the outbox: unsent rows are overdue for the sweep, and a claim
+    that was never finished has gone stale."""
+    unsent = Notification.objects.filter(game=game, sent_at__isnull=True)
+    unsent.update(created_at=timezone.now() - timedelta(minutes=5))
+    stale = timezone.now() - CLAIM_TIMEOUT - timedelta(seconds=1)
+    unsent.filter(claimed_at__isnull=False).update(claimed_at=stale)
+
+
+def assert_log_whole(game: Game, plays: int) -> None:
+    """No event lost or duplicated: sequence numbers 1..version, ``plays`` plays after the deal,
+    and the stored log folds into the cached state."""
+    game.refresh_from_db()
+    rows = GameEvent.objects.filter(game=game).order_by("seq")
+    assert list(rows.values_list("seq", flat=True)) == list(range(1, game.version + 1))
+    assert rows.filter(kind="cards_played").count() == plays
+    assert event_log.rebuild_state(game).to_snapshot() == event_log.load_state(game).to_snapshot()

@@ -1,0 +1,67 @@
+"""A real Celery worker, ``celery -A dragonheart_site worker``, as a process of its own: on the
+test's database (committed data only: tests use ``transactional_db``), a broker of the test's
+own and the SMTP sink. It can be killed with SIGKILL, as the kernel's OOM killer or a lost
+machine would."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import quote
+
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def database_url() -> str:
+    """The test database (not the one settings name: pytest-django made its own)."""
+    db = connection.settings_dict
+    if db["ENGINE"] == "django.db.backends.sqlite3":
+        return f"sqlite:///{db['NAME']}"  # a file, shared with this process (settings.py)
+    user = quote(db["USER"] or "")
+    password = quote(db["PASSWORD"] or "")
+    return f"postgres://{user}:{password}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+
+
+class WorkerProcess:
+    def __init__(self, *, broker_url: str, smtp_port: int, log: Path) -> None:
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "dragonheart_site.settings",
+            "PYTHONPATH": str(ROOT),  # this checkout's code, as in the test process
+            "DATABASE_URL": database_url(),
+            "REDIS_URL": broker_url,
+            "CELERY_TASK_ALWAYS_EAGER": "0",
+            "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "EMAIL_HOST": "127.0.0.1",
+            "EMAIL_PORT": str(smtp_port),
+            "LOG_LEVEL": "WARNING",
+        }
+        self.log = log
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> WorkerProcess:
+        command = [str(Path(sys.executable).with_name("celery")), "-A", "dragonheart_site", "worker"]
+        command += ["--pool=solo", "--loglevel=INFO", "--without-gossip", "--without-mingle"]
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=out, stderr=out)
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL: no warm shutdown, no message given back to the broker."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.kill()
