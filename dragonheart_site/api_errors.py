@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from games.errors import GameError
+
+log = logging.getLogger(__name__)
 
 
 class ApiError(exceptions.APIException):
@@ -33,6 +39,10 @@ _GAME_ERROR_STATUS = {
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, GameError):
         return Response({"code": exc.code, "detail": exc.detail}, status=_GAME_ERROR_STATUS[exc.kind])
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        return _unavailable(exc, "database_unavailable", "The database is unavailable; try again shortly.")
+    if isinstance(exc, (RedisConnectionError, RedisTimeoutError)):  # the cache (tokens, throttles)
+        return _unavailable(exc, "cache_unavailable", "The cache is unavailable; try again shortly.")
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
@@ -45,6 +55,20 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         code = codes if isinstance(codes, str) else "error"
         response.data = {"code": code, "detail": str(exc.detail)}
     return response
+
+
+def _unavailable(exc: Exception, code: str, detail: str) -> Response:
+    """A service's connection broke (a restart, a failover, a dropped connection). The
+    request's transaction rolled back, unless the break cut off the answer to its COMMIT;
+    either way a retry is safe: a play retried with the same Idempotency-Key is answered from
+    the stored play if it went in. Django discards a broken database connection at the end of
+    the request; redis-py reconnects by itself."""
+    log.error("%s: %s", code, exc, exc_info=exc)
+    return Response(
+        {"code": code, "detail": detail},
+        status=status.HTTP_503_SERVICE_UNAVAILABLE,
+        headers={"Retry-After": "1"},
+    )
 
 
 def _first_message(detail: Any) -> str:
@@ -85,7 +109,7 @@ def document_error_responses(
     for path, operations in result.get("paths", {}).items():
         for method, operation in operations.items():
             responses = operation.setdefault("responses", {})
-            codes = ["400", "401", "403", "429"]
+            codes = ["400", "401", "403", "429", "503"]
             if "{" in path:
                 codes.append("404")
             if method in ("post", "put", "patch", "delete"):
@@ -97,6 +121,6 @@ def document_error_responses(
                 if parameter["in"] == "query" and not parameter.get("required"):
                     parameter["allowEmptyValue"] = True
             for code, response in responses.items():
-                if code.startswith("4") and "content" not in response:
+                if code.startswith(("4", "5")) and "content" not in response:
                     response.update(ref)
     return result
