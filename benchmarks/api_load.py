@@ -1,7 +1,7 @@
 """Load benchmark of the REST API on the production stack: gunicorn (sync workers) on
 PostgreSQL with persistent connections, Redis as cache (throttle counters).
 
-    .venv/bin/python benchmarks/api_load.py [--clients 16] [--seconds 10] [--workers 4]
+    .venv/bin/python -m benchmarks.api_load [--clients 16] [--seconds 10] [--workers 5]
 
 It creates a scratch database, starts gunicorn on 127.0.0.1, signs up players and starts games
 through the API, then runs three phases at the same concurrency and prints requests/s and
@@ -19,22 +19,22 @@ Everything runs on this machine and talks only to 127.0.0.1; every loop is bound
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
 import multiprocessing
-import os
-import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import psycopg
-
-ROOT = Path(__file__).resolve().parents[1]
-PASSWORD = "bench-dragon-heart-42"
+from benchmarks.stack import (
+    PASSWORD,
+    Client,
+    fresh_database,
+    percentiles,
+    prepare,
+    site_env,
+    start_gunicorn,
+    stop,
+)
 
 
 @dataclass
@@ -55,54 +55,6 @@ class TableGame:
     dragon: str | None = None
     over: bool = False
     b_name: str = ""
-
-
-class Client:
-    """One keep-nothing HTTP client (sync gunicorn workers close every connection)."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-
-    def call(
-        self, method: str, path: str, token: str | None = None, body: Any = None
-    ) -> tuple[int, Any, float]:
-        headers = {"Content-Type": "application/json", "Host": "127.0.0.1"}
-        if token:
-            headers["Authorization"] = f"Token {token}"
-        payload = json.dumps(body) if body is not None else None
-        began = time.perf_counter()
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        try:
-            conn.request(method, path, body=payload, headers=headers)
-            response = conn.getresponse()
-            data = response.read()
-        finally:
-            conn.close()
-        elapsed = time.perf_counter() - began
-        return response.status, json.loads(data) if data else None, elapsed
-
-
-def _env(database_url: str, redis_url: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "DEBUG": "0",
-        "SECRET_KEY": "bench-" + "x" * 60,
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "SECURE_SSL_REDIRECT": "0",
-        "DATABASE_URL": database_url,
-        "REDIS_URL": redis_url,
-        "CONN_MAX_AGE": "600",
-        "THROTTLE_SIGNUP": "100000/minute",
-        "THROTTLE_TOKENS": "100000/minute",
-        "THROTTLE_PLAYS": "100000/minute",
-        "LOG_LEVEL": "WARNING",
-    }
-
-
-def _fresh_database(admin_url: str, name: str) -> None:
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def _absorb(game: TableGame, seat: str, view: dict[str, Any]) -> None:
@@ -221,16 +173,8 @@ def _phase(name: str, kind: str, games: list[TableGame], args: argparse.Namespac
     for t in tallies:
         for status, count in t.errors.items():
             errors[status] = errors.get(status, 0) + count
-    if not latencies:
-        print(f"{name}: no successful request; errors {errors}")
-        return
-
-    def pct(q: float) -> float:
-        return 1000 * latencies[min(len(latencies) - 1, int(q * len(latencies)))]
-
     print(
-        f"{name:<34} {len(latencies) / elapsed:>7.0f}/s  p50 {pct(0.50):5.1f} ms  "
-        f"p95 {pct(0.95):5.1f} ms  p99 {pct(0.99):5.1f} ms  max {1000 * latencies[-1]:6.1f} ms  "
+        f"{name:<34} {len(latencies) / elapsed:>7.0f}/s  {percentiles(latencies)}  "
         f"ok {len(latencies)}  errors {errors or 0}"
     )
 
@@ -250,30 +194,11 @@ def main() -> None:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")
     args = parser.parse_args()
 
-    database_url = args.postgres.rsplit("/", 1)[0] + "/" + args.database
-    _fresh_database(args.postgres, args.database)
-    env = _env(database_url, args.redis)
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    server = subprocess.Popen(
-        [
-            str(Path(sys.executable).with_name("gunicorn")),
-            "dragonheart_site.wsgi",
-            f"--bind=127.0.0.1:{args.port}",
-            f"--workers={args.workers}",
-            "--worker-class=sync",
-            "--log-level=warning",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
+    env = site_env(fresh_database(args.postgres, args.database), args.redis)
+    prepare(env)
+    server = start_gunicorn(env, args.port, args.workers)
     client = Client(args.port)
     try:
-        for _ in range(100):
-            try:
-                if client.call("GET", "/api/health/")[0] == 200:
-                    break
-            except OSError:
-                time.sleep(0.1)
         print(
             f"gunicorn: {args.workers} sync workers; {args.clients} clients in {args.processes} processes; "
             f"{args.seconds:.0f} s a phase"
@@ -301,8 +226,7 @@ def main() -> None:
         _phase("open a game (GET /api/games/{id}/)", "view", games, args)
         _phase("play (POST …/plays/)", "play", games, args)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop(server)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Time from a play's commit to its "your turn" email reaching an SMTP server.
 
-    .venv/bin/python benchmarks/email_latency.py [--plays 200]
+    .venv/bin/python -m benchmarks.email_latency [--plays 200]
 
 Runs the real path on this machine: PostgreSQL (a scratch database), Redis as broker, a Celery
 worker process, and a minimal SMTP sink in this process that timestamps every message. Plays are
@@ -14,44 +14,20 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import socketserver
-import subprocess
 import sys
-import threading
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-ARRIVALS: list[tuple[float, str]] = []
-LOCK = threading.Lock()
-
-
-class Sink(socketserver.StreamRequestHandler):
-    """Just enough SMTP to accept messages and note when each one has been read in full."""
-
-    def handle(self) -> None:
-        self.wfile.write(b"220 sink\r\n")
-        recipients: list[str] = []
-        while line := self.rfile.readline():
-            verb = line[:4].upper()
-            if verb in (b"EHLO", b"HELO"):
-                self.wfile.write(b"250 sink\r\n")
-            elif verb == b"RCPT":
-                recipients.append(line.decode().split(":", 1)[1].strip().strip("<>"))
-                self.wfile.write(b"250 ok\r\n")
-            elif verb == b"DATA":
-                self.wfile.write(b"354 go on\r\n")
-                while self.rfile.readline() not in (b".\r\n", b""):
-                    pass
-                with LOCK:
-                    ARRIVALS.extend((time.monotonic(), r) for r in recipients)
-                recipients = []
-                self.wfile.write(b"250 queued\r\n")
-            elif verb == b"QUIT":
-                self.wfile.write(b"221 bye\r\n")
-                return
-            else:  # MAIL, RSET, NOOP
-                self.wfile.write(b"250 ok\r\n")
+from benchmarks.stack import (
+    ROOT,
+    fresh_database,
+    percentiles,
+    prepare,
+    site_env,
+    smtp_env,
+    start_sink,
+    start_worker,
+    stop,
+)
 
 
 def main() -> None:
@@ -64,42 +40,11 @@ def main() -> None:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/12")
     args = parser.parse_args()
 
-    sink = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Sink)
-    sink.daemon_threads = True
-    threading.Thread(target=sink.serve_forever, daemon=True).start()
-    import psycopg
-
-    with psycopg.connect(args.postgres, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{args.database}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{args.database}"')
-    env = {
-        "DEBUG": "0",
-        "SECRET_KEY": "bench-" + "x" * 60,
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "DATABASE_URL": args.postgres.rsplit("/", 1)[0] + "/" + args.database,
-        "REDIS_URL": args.redis,
-        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
-        "EMAIL_HOST": "127.0.0.1",
-        "EMAIL_PORT": str(sink.server_address[1]),
-        "LOG_LEVEL": "WARNING",
-        "DJANGO_SETTINGS_MODULE": "dragonheart_site.settings",
-    }
+    sink, mailbox = start_sink()
+    env = site_env(fresh_database(args.postgres, args.database), args.redis, **smtp_env(sink))
     os.environ.update(env)
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, check=True)
-    worker = subprocess.Popen(
-        [
-            str(Path(sys.executable).with_name("celery")),
-            "-A",
-            "dragonheart_site",
-            "worker",
-            "--pool=solo",
-            "--loglevel=WARNING",
-            "--without-gossip",
-            "--without-mingle",
-        ],
-        cwd=ROOT,
-        env={**os.environ},
-    )
+    prepare(env)
+    worker = start_worker(env)
     try:
         sys.path.insert(0, str(ROOT))
         import django
@@ -129,8 +74,7 @@ def main() -> None:
             play = legal_plays(state)[0]
             mover = players[0] if state.to_move == "a" else players[1]
             waiting = players[1] if mover is players[0] else players[0]
-            with LOCK:
-                seen = len(ARRIVALS)
+            seen = mailbox.count()
             services.game_play(
                 game=game,
                 user=mover,
@@ -138,31 +82,24 @@ def main() -> None:
                 choice=play.choice,
                 expected_version=game.version,
             )
-            committed = time.monotonic()
+            committed = time.time()
             if game.status != Game.Status.ACTIVE:
                 continue  # the last play of a game makes nobody's turn
             deadline = committed + 30
             arrival = None
-            while arrival is None and time.monotonic() < deadline:
-                with LOCK:
-                    arrival = next((t for t, r in ARRIVALS[seen:] if r == waiting.email), None)
+            while arrival is None and time.time() < deadline:
+                with mailbox.lock:
+                    arrival = next(
+                        (a.at for a in mailbox.arrivals[seen:] if waiting.email in a.recipients), None
+                    )
                 time.sleep(0.001)
             if arrival is None:
                 raise SystemExit("an email never arrived within 30 s")
             latencies.append(arrival - committed)
-        latencies.sort()
-
-        def pct(q: float) -> float:
-            return 1000 * latencies[min(len(latencies) - 1, int(q * len(latencies)))]
-
         print(f"{len(latencies)} plays, commit → email read by the SMTP sink, one worker (solo pool)")
-        print(
-            f"p50 {pct(0.5):.0f} ms   p95 {pct(0.95):.0f} ms   p99 {pct(0.99):.0f} ms   "
-            f"max {1000 * latencies[-1]:.0f} ms"
-        )
+        print(percentiles(latencies))
     finally:
-        worker.terminate()
-        worker.wait(timeout=30)
+        stop(worker)
         sink.shutdown()
 
 
