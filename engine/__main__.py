@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 from collections.abc import Iterator
@@ -11,7 +10,7 @@ from typing import Any
 
 from engine.errors import MalformedRecord
 from engine.options import resolve_options
-from engine.record import ReplayError, record_from_events, replay_document
+from engine.record import ReplayError, replay_document
 
 
 def _documents(path: str) -> Iterator[Any]:
@@ -59,29 +58,35 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
     from engine.bots import BOTS
-    from engine.selfplay import SeatStats, percentile, play_game, wilson
+    from engine.search import Budget
+    from engine.selfplay import percentile, run_match, wilson
 
     names = args.bots.split(",")
     if len(names) != 2 or not all(name in BOTS for name in names):
         print(f"--bots takes two of {', '.join(BOTS)}, e.g. greedy,random", file=sys.stderr)
         return 2
+    if args.jobs < 1:
+        print("--jobs takes a number of processes, at least 1", file=sys.stderr)
+        return 2
+    budget = None
+    if args.iterations is not None or args.budget_ms is not None:
+        budget = Budget(iterations=args.iterations, ms=args.budget_ms)
     seats = {"a": names[0], "b": names[1]}
     options = resolve_options({"preset": args.preset})
-    stats = {seat: SeatStats(name) for seat, name in seats.items()}
-    draws = 0
-    with contextlib.ExitStack() as stack:
-        out = stack.enter_context(open(args.out, "w", encoding="utf-8")) if args.out else None
-        for i in range(args.games):
-            first = "a" if i % 2 == 0 else "b"
-            state, log = play_game(seats, f"{args.seed}:{i}", first, options, stats)
-            if state.winner is None:
-                draws += 1
-            else:
-                stats[state.winner].wins += 1
-            if out is not None:
-                out.write(json.dumps(record_from_events(log, seats), separators=(",", ":")) + "\n")
-    print(f"{args.games} games, seed {args.seed}, preset {args.preset}, first seat alternating")
-    for seat, s in stats.items():
+    result = run_match(
+        seats, args.seed, args.games, options, jobs=args.jobs, budget=budget, records=bool(args.out)
+    )
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as out:
+            for record in result.records:
+                out.write(json.dumps(record, separators=(",", ":")) + "\n")
+    header = f"{args.games} games, seed {args.seed}, preset {args.preset}, first seat alternating"
+    if args.jobs > 1:
+        header += f", {args.jobs} processes"
+    if budget is not None:
+        header += f", search budget {budget.iterations} iterations / {budget.ms} ms"
+    print(header)
+    for seat, s in result.stats.items():
         low, high = wilson(s.wins, args.games)
         times = s.move_seconds
         mean_ms = 1000 * sum(times) / len(times) if times else 0.0
@@ -90,7 +95,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
             f"(95% CI {low:.1%}–{high:.1%}); per move mean {mean_ms:.3f} ms, "
             f"p95 {1000 * percentile(times, 0.95):.3f} ms"
         )
-    print(f"  draws: {draws}")
+    print(f"  draws: {result.draws}")
     return 0
 
 
@@ -115,6 +120,13 @@ def main(argv: list[str] | None = None) -> int:
     selfplay.add_argument("--seed", default="0")
     selfplay.add_argument("--preset", default="official", choices=("official", "bsw"))
     selfplay.add_argument("--out", help="write the game records to this .jsonl file")
+    selfplay.add_argument("--jobs", type=int, default=1, help="play the games in this many processes")
+    selfplay.add_argument(
+        "--iterations", type=int, help="search bots: determinizations per move (instead of their level's)"
+    )
+    selfplay.add_argument(
+        "--budget-ms", type=float, help="search bots: milliseconds per move (instead of their level's)"
+    )
     selfplay.set_defaults(func=cmd_selfplay)
     bench = sub.add_parser("bench", help="measure self-play and replay speed on one core")
     bench.add_argument("--games", type=int, default=2000, help="random self-play games")

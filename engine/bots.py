@@ -30,7 +30,7 @@ from engine.cards import (
     TROLL,
 )
 from engine.rules import CHESTS, PRINCESSES, Play
-from engine.search import make_search_bot
+from engine.search import LEVELS, Budget, SearchBot, make_search_bot
 from engine.visibility import SeatView
 
 
@@ -205,9 +205,13 @@ BOTS: dict[str, Callable[[random.Random], Bot]] = {
 }
 
 
-def make_bot(name: str, rng: random.Random) -> Bot:
+def make_bot(name: str, rng: random.Random, budget: Budget | None = None) -> Bot:
+    """The bot ``name`` playing with ``rng``; a search bot (``strong``, ``medium``) thinks
+    within ``budget`` if one is given, else within its level's."""
     try:
         factory = BOTS[name]
     except KeyError:
         raise ValueError(f"unknown bot {name!r}; choose one of {sorted(BOTS)}") from None
+    if budget is not None and name in LEVELS:
+        return SearchBot(rng, budget)
     return factory(rng)

@@ -85,14 +85,9 @@ def public_state(view: SeatView) -> State:
     """A ``State`` holding the view's public facts and its own hand; hands and piles of what
     the seat cannot see are left empty for ``deal`` to fill."""
     me = view.seat
-    s = State.__new__(State)
-    s.options = view.options
-    s.values = view.values
-    s.first = me
+    s = State.new({seat: [] for seat in SEATS}, me, view.options)
     s.turn = view.turn
-    s.to_move = me
-    s.hands = {seat: list(view.hand) if seat == me else [] for seat in SEATS}
-    s.piles = {seat: [] for seat in SEATS}
+    s.hands[me] = list(view.hand)
     s.board = {kind: list(cards) for kind, cards in view.board.items()}
     s.hold = list(view.hold)
     s.voyages = view.voyages
@@ -103,23 +98,20 @@ def public_state(view: SeatView) -> State:
     s.last_turn = view.last_turn
     # Only game_ended events read the reason; a scheduled end always has one.
     s.last_turn_reason = None if view.last_turn is None else "deck_exhausted"
-    s.over = False
-    s.end_reason = None
-    s.end_seat = None
-    s.winner = None
-    s.version = 0
     return s
 
 
 def deal(base: State, view: SeatView, unseen: dict[str, list[str]], rng: random.Random) -> State:
     """One determinization: the unseen cards dealt at random, consistent with the view's
-    hand and pile sizes (in a real game they add up exactly)."""
+    hand and pile sizes (in a real game they add up exactly) and with the card the seat knows
+    is on top of its own pile."""
     me = view.seat
     opp = other(me)
     world = base.copy()
-    own = list(unseen[me])
+    top = list(view.pile_top)
+    own = [card for card in unseen[me] if card not in top]
     rng.shuffle(own)
-    world.piles[me] = own[: view.pile_sizes[me]]
+    world.piles[me] = (top + own)[: view.pile_sizes[me]]
     theirs = list(unseen[opp])
     rng.shuffle(theirs)
     held = view.hand_sizes[opp]
@@ -192,6 +184,7 @@ class SearchBot:
         self.rng = rng
         self.budget = budget
         self.tuning = tuning or Tuning()
+        self.iterations_done = 0  # determinizations of the last choice, for tests and tuning
 
     def choose(self, view: SeatView) -> Play:
         plays = view.legal
@@ -211,14 +204,18 @@ class SearchBot:
         while budget.iterations is None or done < budget.iterations:
             if deadline is not None and done >= budget.min_iterations and time.perf_counter() > deadline:
                 break
-            world = deal(base, view, unseen, self.rng)
+            world = self._deal(base, view, unseen)
             for i, play in enumerate(plays):
                 win, lead = self._value(world, play, view.seat, scale)
                 wins[i] += win
                 margins[i] += lead
             done += 1
+        self.iterations_done = done
         keys = [self._key(outcome) for outcome in zip(wins, margins, strict=True)]
         return plays[max(range(len(plays)), key=keys.__getitem__)]
+
+    def _deal(self, base: State, view: SeatView, unseen: dict[str, list[str]]) -> State:
+        return deal(base, view, unseen, self.rng)
 
     def _value(self, world: State, play: Play, me: str, scale: float) -> tuple[float, float]:
         """(win chance, margin) of ``play`` in one determinization: the opponent's reply is the

@@ -5,13 +5,17 @@ from __future__ import annotations
 import math
 import random
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.bots import make_bot
 from engine.events import Event
 from engine.options import DEFAULT, Options
+from engine.record import record_from_events
 from engine.replay import apply_events, state_from_start
 from engine.rules import decide, start_game
+from engine.search import Budget
 from engine.state import State
 from engine.visibility import seat_view
 
@@ -29,11 +33,14 @@ def play_game(
     first: str,
     options: Options = DEFAULT,
     stats: dict[str, SeatStats] | None = None,
+    budget: Budget | None = None,
 ) -> tuple[State, list[Event]]:
     """One game between the bots named per seat. The table's random source (shuffles, the
-    card put back) and each bot's own are separate, so a bot's choices never shift the deal."""
+    card put back) and each bot's own are separate, so a bot's choices never shift the deal.
+    A bot is made afresh for every move, as the site does: no bot carries memory between
+    moves. ``budget`` overrides the search bots' own."""
     table = random.Random(f"{seed}:table")
-    players = {seat: make_bot(name, random.Random(f"{seed}:bot:{seat}")) for seat, name in bots.items()}
+    bot_rngs = {seat: random.Random(f"{seed}:bot:{seat}") for seat in bots}
     start = start_game(table, options, first=first)
     state = state_from_start(start)
     log = [start]
@@ -41,7 +48,7 @@ def play_game(
         seat = state.to_move
         assert seat is not None
         began = time.perf_counter()
-        play = players[seat].choose(seat_view(state, seat))
+        play = make_bot(bots[seat], bot_rngs[seat], budget).choose(seat_view(state, seat, log))
         if stats is not None:
             stats[seat].move_seconds.append(time.perf_counter() - began)
         produced = decide(state, play, table)
@@ -65,3 +72,63 @@ def percentile(samples: list[float], q: float) -> float:
         return 0.0
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+@dataclass
+class MatchResult:
+    stats: dict[str, SeatStats]
+    draws: int
+    records: list[dict[str, Any]]  # in game order; empty unless asked for
+
+
+def run_match(
+    bots: dict[str, str],
+    seed: str,
+    games: int,
+    options: Options = DEFAULT,
+    *,
+    jobs: int = 1,
+    budget: Budget | None = None,
+    records: bool = False,
+) -> MatchResult:
+    """``games`` games, the first seat alternating, game ``i`` seeded ``{seed}:{i}``: the same
+    games whatever ``jobs`` is (with an iteration budget; a time budget depends on the
+    machine). Each move is timed in the process that plays it."""
+    result = MatchResult({seat: SeatStats(name) for seat, name in bots.items()}, 0, [])
+    chunks = [(bots, seed, range(j, games, jobs), options, budget, records) for j in range(jobs)]
+    if jobs == 1:
+        outcomes = _play_games(*chunks[0])
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            outcomes = [o for chunk in pool.map(_play_games, *zip(*chunks, strict=True)) for o in chunk]
+    for _, winner, seconds, record in sorted(outcomes, key=lambda o: o[0]):
+        if winner is None:
+            result.draws += 1
+        else:
+            result.stats[winner].wins += 1
+        for seat, times in seconds.items():
+            result.stats[seat].move_seconds.extend(times)
+        if record is not None:
+            result.records.append(record)
+    return result
+
+
+_Outcome = tuple[int, str | None, dict[str, list[float]], dict[str, Any] | None]
+
+
+def _play_games(
+    bots: dict[str, str],
+    seed: str,
+    indices: range,
+    options: Options,
+    budget: Budget | None,
+    records: bool,
+) -> list[_Outcome]:
+    outcomes: list[_Outcome] = []
+    for i in indices:
+        stats = {seat: SeatStats(name) for seat, name in bots.items()}
+        first = "a" if i % 2 == 0 else "b"
+        state, log = play_game(bots, f"{seed}:{i}", first, options, stats, budget)
+        seconds = {seat: s.move_seconds for seat, s in stats.items()}
+        outcomes.append((i, state.winner, seconds, record_from_events(log, bots) if records else None))
+    return outcomes

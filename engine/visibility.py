@@ -9,7 +9,7 @@ BrettspielWelt, players otherwise see only how many cards each has captured).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from engine import events as ev
@@ -107,9 +107,14 @@ class SeatView(NamedTuple):
     values: dict[str, int]
     options: Any
     legal: tuple[Play, ...]
+    # Cards the seat knows lie on top of its own pile, top first: the card it put back on
+    # losing the dragon, until it draws it again. Known only when the log is given.
+    pile_top: tuple[str, ...] = ()
 
 
-def seat_view(state: State, seat: str) -> SeatView:
+def seat_view(state: State, seat: str, log: Sequence[Event] = ()) -> SeatView:
+    """What ``seat`` knows; pass the game's ``log`` (or its recent end) so the view can also
+    name the card the seat put back on its own pile."""
     return SeatView(
         seat,
         state.turn,
@@ -126,4 +131,20 @@ def seat_view(state: State, seat: str) -> SeatView:
         state.values,
         state.options,
         tuple(legal_plays(state)) if state.to_move == seat else (),
+        _put_back(state, seat, log),
     )
+
+
+def _put_back(state: State, seat: str, log: Sequence[Event]) -> tuple[str, ...]:
+    """The card ``seat`` put back on its pile and has not drawn since, if the log shows one."""
+    for event in reversed(log):
+        kind = event["kind"]
+        if kind == ev.CARDS_DRAWN and event["seat"] == seat:
+            return ()
+        if kind == ev.DRAGON_TRANSFERRED and event["from"] == seat:
+            card = event["returned"]
+            pile = state.piles[seat]
+            return (card,) if card is not None and pile and pile[0] == card else ()
+        if kind == ev.GAME_STARTED:
+            return ()
+    return ()

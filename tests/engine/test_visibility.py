@@ -12,7 +12,7 @@ from engine.events import Event
 from engine.record import parse_record, replay_record
 from engine.replay import fold
 from engine.state import State
-from engine.visibility import view_event, view_events, view_state
+from engine.visibility import seat_view, view_event, view_events, view_state
 from tests.engine.sample_games import SWAP_DECKS, SWAP_PLAYS, dragon_swap_record, finished_record, record
 
 VIEWERS = ["a", "b", None]
@@ -152,6 +152,25 @@ def test_the_card_put_back_is_hidden_from_the_taker_and_spectators(viewer: str |
     assert view["from"] == "b"
     assert view["to"] == "a"
     assert "b03" not in json.dumps(view)
+
+
+def test_the_loser_s_bot_view_knows_the_card_on_top_of_its_pile() -> None:
+    state, log = swap_game()
+    assert state.piles["b"][0] == "b03"
+    assert seat_view(state, "b", log).pile_top == ("b03",)
+
+
+def test_the_card_put_back_is_not_in_the_takers_bot_view_nor_without_the_log() -> None:
+    state, log = swap_game()
+    assert seat_view(state, "a", log).pile_top == ()
+    assert "b03" not in repr(seat_view(state, "a", log)._replace(values={}))
+    assert seat_view(state, "b").pile_top == ()
+
+
+def test_the_card_put_back_leaves_the_bot_view_once_drawn_again() -> None:
+    state, log = replayed(record([*SWAP_PLAYS, {"cards": ["b01"]}]))
+    assert "b03" in state.hands["b"]
+    assert seat_view(state, "b", log).pile_top == ()
 
 
 @pytest.mark.parametrize("viewer", VIEWERS)
