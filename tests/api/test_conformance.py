@@ -1,0 +1,122 @@
+"""Each operation's success, and the schema lies the fuzzer found, checked one request at a
+time against the schema with every schemathesis check."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from rest_framework.throttling import ScopedRateThrottle
+
+from tests.api.conftest import PASSWORD, SCHEMA, call
+
+PLAYS = "POST /api/games/{game_id}/plays/"
+
+
+def _game(kind: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    return lambda world: {"path_parameters": {"game_id": world["games"][kind]}}
+
+
+# One successful request per operation, on the world of conftest.world.
+SUCCESSES: dict[str, tuple[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {
+    "GET /api/health/": (200, lambda world: {}),
+    "GET /api/games/": (200, lambda world: {"query": {"mine": "true"}}),
+    "POST /api/games/": (201, lambda world: {"body": {"opponent": "bot:random"}}),
+    "GET /api/games/{game_id}/": (200, _game("running")),
+    "POST /api/games/{game_id}/accept/": (200, _game("challenge")),
+    "POST /api/games/{game_id}/decline/": (200, _game("challenge")),
+    "POST /api/games/{game_id}/cancel/": (200, _game("open")),
+    "POST /api/games/{game_id}/resign/": (200, _game("running")),
+    "POST /api/games/{game_id}/rematch/": (200, _game("finished")),
+    "GET /api/games/{game_id}/events/": (200, _game("running")),
+    "GET /api/games/{game_id}/record/": (200, _game("finished")),
+    PLAYS: (201, lambda world: {**_game("running")(world), "body": world["legal_plays"][0]}),
+    "GET /api/tokens/": (200, lambda world: {}),
+    "POST /api/tokens/": (201, lambda world: {"body": {"username": "alice", "password": PASSWORD}}),
+    "DELETE /api/tokens/{token_id}/": (
+        204,
+        lambda world: {"path_parameters": {"token_id": world["tokens"]["alice"]}},
+    ),
+    "POST /api/users/": (
+        201,
+        lambda world: {"body": {"username": "dave", "password": "a long passphrase 7"}},
+    ),
+}
+
+
+def test_every_operation_of_the_schema_has_a_success_below():
+    labels = {result.ok().label for result in SCHEMA.get_all_operations()}
+    assert labels == set(SUCCESSES)
+
+
+@pytest.mark.parametrize("label", SUCCESSES)
+def test_each_operation_succeeds_as_documented(world, label):
+    expected, case = SUCCESSES[label]
+    assert call(world, label, **case(world)).status_code == expected
+
+
+# --- Schema lies found by fuzzing -------------------------------------------------------------
+
+
+def test_the_game_list_is_a_page_and_a_cursor_not_ours_a_documented_404(world):
+    page = call(world, "GET /api/games/").json()
+    assert {game["id"] for game in page["results"]} == set(world["games"].values())
+
+    response = call(world, "GET /api/games/", query={"cursor": "bm90IG91cnM"})
+    assert response.json()["code"] == "not_found"
+
+
+def test_the_record_of_a_running_game_is_a_documented_conflict(world):
+    response = call(world, "GET /api/games/{game_id}/record/", **_game("running")(world))
+    assert (response.status_code, response.json()["code"]) == (409, "game_not_over")
+
+
+def test_the_idempotency_key_has_the_length_the_schema_gives(world):
+    parameters = SCHEMA.raw_schema["paths"]["/api/games/{game_id}/plays/"]["post"]["parameters"]
+    key = next(p["schema"] for p in parameters if p["name"] == "Idempotency-Key")
+    assert (key["minLength"], key["maxLength"]) == (1, 255)
+    play = {**_game("running")(world), "body": world["legal_plays"][0]}
+
+    assert call(world, PLAYS, headers={"Idempotency-Key": "k" * 255}, **play).status_code == 201
+    for refused in ("", "k" * 256):
+        response = call(world, PLAYS, headers={"Idempotency-Key": refused}, **play)
+        assert response.json()["code"] == "invalid_idempotency_key"
+
+
+def test_an_empty_query_parameter_is_documented_and_taken_as_absent(world):
+    response = call(world, "GET /api/games/", query={"status": "", "mine": ""})
+    assert len(response.json()["results"]) == len(world["games"])
+    events = call(world, "GET /api/games/{game_id}/events/", query={"after": ""}, **_game("running")(world))
+    assert events.json()["results"][0]["seq"] == 1
+
+
+def test_every_field_of_the_game_view_and_list_is_documented(world):
+    schemas = SCHEMA.raw_schema["components"]["schemas"]
+    for game_id in world["games"].values():
+        view = call(world, "GET /api/games/{game_id}/", path_parameters={"game_id": game_id}).json()
+        assert set(view) <= set(schemas["GameView"]["properties"])
+        for player in view["players"]:
+            assert set(player) <= set(schemas["Player"]["properties"])
+    for summary in call(world, "GET /api/games/").json()["results"]:
+        assert set(summary) <= set(schemas["GameSummary"]["properties"])
+
+
+# --- Throttling -------------------------------------------------------------------------------
+
+THROTTLED = {
+    "plays": (PLAYS, lambda world: {**_game("running")(world), "body": world["legal_plays"][0]}),
+    "signup": ("POST /api/users/", lambda world: {"body": {"username": "dave", "password": "x"}}),
+    "tokens": ("POST /api/tokens/", lambda world: {"body": {"username": "alice", "password": "wrong"}}),
+}
+
+
+@pytest.mark.parametrize("scope", THROTTLED)
+def test_a_throttled_request_is_answered_as_documented(world, monkeypatch, scope):
+    monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, scope, "1/minute")
+    label, case = THROTTLED[scope]
+    call(world, label, **case(world))
+
+    response = call(world, label, **case(world))
+    assert (response.status_code, response.json()["code"]) == (429, "throttled")
+    assert int(response.headers["retry-after"][0]) > 0
