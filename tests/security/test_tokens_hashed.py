@@ -1,0 +1,87 @@
+"""A personal API token exists only in the answer that creates it: no column of any row of any
+table holds it (the session that carries it to the profile page lets go of it once shown), and
+no page of the admin shows it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth.models import User
+from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.sessions.models import Session
+from django.db import connection
+from django.urls import reverse
+
+from accounts.models import ApiToken, token_digest
+from tests.security.world import PASSWORD, World, build_world
+
+
+@pytest.fixture
+def world(db) -> World:  # type: ignore[no-untyped-def]
+    return build_world()
+
+
+def database_text() -> str:
+    """Every value of every row of every table, as text; sessions decoded too."""
+    parts = []
+    with connection.cursor() as cursor:
+        for table in connection.introspection.table_names():
+            cursor.execute(f"SELECT * FROM {connection.ops.quote_name(table)}")
+            parts += [str(value) for row in cursor.fetchall() for value in row]
+    parts += [str(SessionStore().decode(s.session_data)) for s in Session.objects.all()]
+    return "\n".join(parts)
+
+
+def test_a_token_made_through_the_api_is_stored_as_its_digest_only(world):
+    response = world.api(None).post(
+        "/api/tokens/", {"username": "alice", "password": PASSWORD}, format="json"
+    )
+    key = response.json()["token"]
+
+    text = database_text()
+
+    assert key not in text
+    assert token_digest(key) in text  # what is stored instead: the scan does read the table
+    assert key[:8] in text  # and the prefix shown to tell tokens apart
+
+
+def test_a_token_made_on_the_profile_page_is_shown_once_then_kept_nowhere(world):
+    browser = world.browser("alice")
+    browser.post("/accounts/tokens/", {"name": "my bot"})
+    key = browser.session["new_token_key"]
+    assert key in database_text()  # waiting in the session for the next page, to be shown
+
+    shown = browser.get("/accounts/profile/").content.decode()
+
+    assert key in shown
+    assert key not in database_text()
+    assert key not in browser.get("/accounts/profile/").content.decode()
+    assert ApiToken.objects.filter(digest=token_digest(key)).exists()
+
+
+def _admin_pages(obj_by_model: dict[Any, list[Any]]) -> list[str]:
+    urls = [reverse("admin:index")]
+    for model in admin.site._registry:
+        info = (model._meta.app_label, model._meta.model_name)
+        urls.append(reverse("admin:{}_{}_changelist".format(*info)))
+        urls += [
+            reverse("admin:{}_{}_change".format(*info), args=[o.pk]) for o in obj_by_model.get(model, [])
+        ]
+    return urls
+
+
+def test_no_admin_page_shows_a_token(world):
+    keys = list(world.keys.values())
+    staff = User.objects.create_superuser("root", "root@example.com", PASSWORD)
+    browser = world.browser(None)
+    browser.force_login(staff)
+    objects = {model: list(model.objects.all()[:20]) for model in admin.site._registry}
+
+    pages = {url: browser.get(url) for url in _admin_pages(objects)}
+
+    assert all(response.status_code == 200 for response in pages.values())
+    assert any(world.active.pk in response.content.decode() for response in pages.values())
+    for url, response in pages.items():
+        assert not [key for key in keys if key in response.content.decode()], url
