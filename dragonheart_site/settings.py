@@ -250,4 +250,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    # Never SQL, whatever LOG_LEVEL says: with DEBUG on, Django logs every query with its
+    # parameters, and those carry the cached game state (every hand and pile) and token digests.
+    "loggers": {"django.db.backends": {"level": "INFO"}},
 }
