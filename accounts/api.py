@@ -29,7 +29,8 @@ class UserCreateApi(APIView):
             ref_name = "SignupInput"
 
         username = serializers.RegexField(r"^[A-Za-z0-9_.-]{3,30}$", max_length=30)
-        password = serializers.CharField(write_only=True, max_length=200)
+        # Spaces belong to a password (the login page keeps them); a trimmed one would differ.
+        password = serializers.CharField(write_only=True, max_length=200, trim_whitespace=False)
         email = serializers.EmailField(required=False, allow_blank=True, default="")
 
     class OutputSerializer(serializers.Serializer[dict[str, str]]):
@@ -70,9 +71,13 @@ class TokenListCreateApi(APIView):
         class Meta:
             ref_name = "TokenCreateInput"
 
-        username = serializers.CharField(max_length=150)
-        password = serializers.CharField(write_only=True, max_length=200)
-        name = serializers.CharField(max_length=100, required=False, default="API token")
+        # Not trimmed: a password keeps its spaces, as on the login page, and every field is as
+        # long as the schema says (a trimmed "  " would be refused as blank).
+        username = serializers.CharField(max_length=150, trim_whitespace=False)
+        password = serializers.CharField(write_only=True, max_length=200, trim_whitespace=False)
+        name = serializers.CharField(
+            max_length=100, required=False, default="API token", trim_whitespace=False
+        )
 
     class CreatedSerializer(TokenOutputSerializer):
         token = serializers.CharField(help_text="The key: shown this once, keep it secret.")

@@ -92,9 +92,12 @@ class GameListCreateApi(APIView):
         class Meta:
             ref_name = "GameCreateInput"
 
+        # Strings are not trimmed, so that each is as long as the schema says: "  " is no
+        # player (a trimmed one would be refused as blank).
         opponent = serializers.CharField(
             allow_null=True,
             default=None,
+            trim_whitespace=False,
             help_text='A username, "bot:random", "bot:greedy", or null for an open challenge.',
         )
         rules = serializers.DictField(
@@ -198,9 +201,11 @@ class PlayCreateApi(APIView):
             ref_name = "PlayInput"
 
         cards = serializers.ListField(
-            child=serializers.CharField(max_length=3), max_length=6, allow_empty=True
+            child=serializers.CharField(max_length=3, trim_whitespace=False), max_length=6, allow_empty=True
         )
-        choice = serializers.CharField(allow_null=True, required=False, default=None, max_length=16)
+        choice = serializers.CharField(
+            allow_null=True, required=False, default=None, max_length=16, trim_whitespace=False
+        )
         expected_version = serializers.IntegerField(min_value=0)
 
     @extend_schema(
