@@ -81,12 +81,15 @@ def world(db, unthrottled) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     }
 
 
-def call(world: dict[str, Any], label: str, *, anonymous: bool = False, **case: Any) -> Any:
+def call(
+    world: dict[str, Any], label: str, *, anonymous: bool = False, keep: bool = False, **case: Any
+) -> Any:
     """One request to the operation ``label`` ("POST /api/tokens/"), as alice unless
-    ``anonymous``, checked by every schemathesis check; its writes are rolled back."""
+    ``anonymous``, checked by every schemathesis check; its writes are rolled back unless
+    ``keep``."""
     operation = SCHEMA.find_operation_by_label(label)
     assert operation is not None, f"the schema has no operation {label}"
     with transaction.atomic():
         response = operation.Case(**case).call_and_validate(headers={} if anonymous else world["headers"])
-        transaction.set_rollback(True)
+        transaction.set_rollback(not keep)
     return response

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.test import Client
 from rest_framework.throttling import ScopedRateThrottle
 
 from tests.api.conftest import PASSWORD, SCHEMA, call
@@ -100,6 +101,38 @@ def test_every_field_of_the_game_view_and_list_is_documented(world):
             assert set(player) <= set(schemas["Player"]["properties"])
     for summary in call(world, "GET /api/games/").json()["results"]:
         assert set(summary) <= set(schemas["GameSummary"]["properties"])
+
+
+# Request strings that are only spaces: schema-valid (at least one character), so they may be
+# refused by a rule, never as malformed (DRF used to trim them to a blank).
+SPACES = {
+    "POST /api/users/": lambda world: {"body": {"username": "dave", "password": "   "}},
+    "POST /api/tokens/": lambda world: {"body": {"username": "  ", "password": "  ", "name": "  "}},
+    "POST /api/games/": lambda world: {"body": {"opponent": "  "}},
+    PLAYS: lambda world: {
+        **_game("running")(world),
+        "body": {
+            "cards": ["   "],
+            "choice": "  ",
+            "expected_version": world["legal_plays"][0]["expected_version"],
+        },
+    },
+}
+
+
+@pytest.mark.parametrize("label", SPACES)
+def test_a_string_of_spaces_is_not_refused_as_malformed(world, label):
+    response = call(world, label, **SPACES[label](world))
+    assert response.status_code in (400, 401)
+    assert response.json()["code"] not in ("invalid", "parse_error")
+
+
+def test_a_password_keeps_its_spaces_from_api_signup_to_the_login_page(world):
+    password = "  correct horse battery  "
+    call(
+        world, "POST /api/users/", anonymous=True, keep=True, body={"username": "dave", "password": password}
+    )
+    assert Client().login(username="dave", password=password)
 
 
 # --- Throttling -------------------------------------------------------------------------------
