@@ -138,6 +138,11 @@ CELERY_BEAT_SCHEDULE = {
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
 EMAIL_PORT = env.int("EMAIL_PORT", default=25)
+# Seconds each step of an SMTP exchange may take. Well under the outbox claim's two minutes
+# (notifications.services.CLAIM_TIMEOUT): a stalled server fails the send, which releases the
+# claim and retries, instead of holding a worker until another one takes the claim over and
+# the email goes out twice.
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=20)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Dragonheart <noreply@dragonheart.invalid>")
 
 # --- Auth, i18n, static ---------------------------------------------------------------------

@@ -48,8 +48,9 @@ class Workers:
         self.broker_url, self.smtp_port, self.log = broker_url, smtp_port, log
         self.started: list[WorkerProcess] = []
 
-    def start(self) -> WorkerProcess:
+    def start(self, **env: str) -> WorkerProcess:
         worker = WorkerProcess(broker_url=self.broker_url, smtp_port=self.smtp_port, log=self.log)
+        worker.env.update(env)
         self.started.append(worker.start())
         return worker
 
