@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
@@ -29,8 +30,10 @@ class Console:
 
     def __init__(self) -> None:
         self.errors: list[str] = []
+        self.contexts: list[BrowserContext] = []
 
     def watch(self, context: BrowserContext) -> Page:
+        self.contexts.append(context)
         context.add_init_script(REPORT_VIOLATIONS)
         page = context.new_page()
         page.on("console", lambda m: self.errors.append(m.text) if m.type in ("error", "warning") else None)
@@ -42,8 +45,13 @@ class Console:
 
 
 @pytest.fixture
-def console() -> Console:
-    return Console()
+def console() -> Iterator[Console]:
+    watched = Console()
+    yield watched
+    # Closed pages stop polling: no request may reach the (session-long) live server after
+    # the test, when its database is being emptied or dropped.
+    for context in watched.contexts:
+        context.close()
 
 
 def test_a_turn_is_played_without_any_csp_violation(live_server, browser, console, monkeypatch):
