@@ -35,10 +35,10 @@ def cache_on_own_redis(own_redis: OwnRedis) -> Iterator[None]:
 def test_plays_around_a_redis_restart_answer_and_each_turn_email_goes_out_once(
     workers, own_redis, cache_on_own_redis, sink, api, alice, bob
 ):
-    games = {when: started(alice, bob) for when in ("before", "during", "after")}
     own_redis.start()
-    plays = {when: first_play(api["alice"], game) for when, game in games.items()}  # as last seen
     workers.start()
+    games = {when: started(alice, bob) for when in ("before", "during", "after")}
+    plays = {when: first_play(api["alice"], game) for when, game in games.items()}  # as last seen
 
     answers = {"before": post_play(api["alice"], games["before"], plays["before"])}
     assert wait_for(lambda: len(sink.to(bob.email)) == 1, 60)

@@ -19,10 +19,10 @@ def test_a_send_never_outlives_its_claim():
 def test_a_worker_waiting_on_a_stalled_smtp_server_gives_up_and_its_retry_sends_once(
     workers, own_redis, sink, api, alice, bob
 ):
-    game = started(alice, bob)
     own_redis.start()
     sink.hold_first("data")  # answers nothing to the first message, for ever
     workers.start(EMAIL_TIMEOUT="1")
+    game = started(alice, bob)
 
     assert play_first_legal(api["alice"], game.pk).status_code == 201
 

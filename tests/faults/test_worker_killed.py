@@ -17,10 +17,10 @@ from tests.games.helpers import play_first_legal
 
 def _killed_while_sending(stage: Stage, workers, own_redis, sink, api, alice, bob) -> Game:
     """Alice plays; the worker sending bob's turn email is held at ``stage`` and killed."""
-    game = started(alice, bob)
     own_redis.start()
     sink.hold_first(stage)
-    worker = workers.start()
+    worker = workers.start()  # it gets ready while the game is set up
+    game = started(alice, bob)
     assert play_first_legal(api["alice"], game.pk).status_code == 201
     assert sink.held.wait(60)
     row = turn_rows(game, bob).get()
