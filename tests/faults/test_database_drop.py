@@ -13,7 +13,7 @@ from typing import Any
 import psycopg
 import pytest
 from django.core import mail
-from django.db import connection, connections
+from django.db import close_old_connections, connection, connections
 
 from games.models import IdempotentPlay
 from notifications import tasks
@@ -156,3 +156,28 @@ def test_the_turn_email_of_a_play_whose_commit_was_not_answered_goes_out_once_by
     assert tasks.sweep_outbox() == 1
     assert [m.to for m in mail.outbox] == [[bob.email]]
     assert tasks.sweep_outbox() == 0
+
+
+def _as_the_wsgi_handler(client: Any, path: str) -> Any:
+    """One request with the connection housekeeping of a real server (Django's test client
+    leaves it out): old or broken connections are closed when a request starts and ends."""
+    close_old_connections()
+    try:
+        return client.get(path)
+    finally:
+        close_old_connections()
+
+
+@pytest.mark.parametrize(("health_checks", "first_answer"), [(False, 503), (True, 200)])
+def test_a_kept_connection_ended_between_requests_costs_at_most_one_503(
+    api, game, monkeypatch, health_checks, first_answer
+):
+    monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 60)
+    monkeypatch.setitem(connection.settings_dict, "CONN_HEALTH_CHECKS", health_checks)
+    connection.close()  # the next one is opened with these settings
+    path = f"/api/games/{game.pk}/"
+    assert _as_the_wsgi_handler(api["alice"], path).status_code == 200  # the connection is kept
+    _drop()  # a database restart, a failover
+
+    assert _as_the_wsgi_handler(api["alice"], path).status_code == first_answer
+    assert _as_the_wsgi_handler(api["alice"], path).status_code == 200
