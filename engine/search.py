@@ -223,20 +223,16 @@ class SearchBot:
         after = _after(world, play, self.rng)
         if after.over:
             return self._final(after, me)
-        worst: tuple[float, float] | None = None
-        for reply in legal_plays(after):
-            leaf = self._leaf(_after(after, reply, self.rng), me, scale)
-            if worst is None or self._key(leaf) < self._key(worst):
-                worst = leaf
-        assert worst is not None
-        return worst
+        leaves = [self._leaf(_after(after, reply, self.rng), me, scale) for reply in legal_plays(after)]
+        return min(leaves, key=self._key)
 
     def _leaf(self, s: State, me: str, scale: float) -> tuple[float, float]:
         if s.over:
             return self._final(s, me)
         if s.last_turn is not None and s.turn + 1 >= s.last_turn:
             # Our play is the game's last: try each one exactly (rare, so affordable).
-            return max((self._final(_after(s, play, self.rng), me) for play in legal_plays(s)), key=self._key)
+            endings = [self._final(_after(s, play, self.rng), me) for play in legal_plays(s)]
+            return max(endings, key=self._key)
         estimate = margin(s, me) + self.tuning.next_capture * best_capture(s, me)
         return (1.0 / (1.0 + math.exp(-estimate / scale)), estimate)
 
