@@ -3,6 +3,7 @@ services, output built by presenters (which see only what engine.visibility allo
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -67,6 +68,23 @@ class GameViewSerializer(GameSummarySerializer):
     hand = serializers.ListField(child=serializers.DictField(), allow_null=True)
     legal_plays = serializers.ListField(child=serializers.DictField(), allow_null=True)
     revealed = serializers.DictField(allow_null=True, help_text="Everything, once the game is over.")
+
+
+class WholeNumberField(serializers.IntegerField):
+    """An integer as the schema has it: a JSON integer in a body, digits in a query string
+    (DRF's own field also takes 5.0, "5.0", " 5" and, in a body, the string "5")."""
+
+    def __init__(self, *, in_query: bool = False, **kwargs: Any) -> None:
+        self.in_query = in_query
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> int:
+        if not (type(data) is int or (self.in_query and isinstance(data, str) and _DIGITS.fullmatch(data))):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+_DIGITS = re.compile(r"-?[0-9]+")
 
 
 def get_game(game_id: str) -> Game:
@@ -206,7 +224,7 @@ class PlayCreateApi(APIView):
         choice = serializers.CharField(
             allow_null=True, required=False, default=None, max_length=16, trim_whitespace=False
         )
-        expected_version = serializers.IntegerField(min_value=0)
+        expected_version = WholeNumberField(min_value=0)
 
     @extend_schema(
         parameters=[
@@ -284,10 +302,10 @@ class EventListApi(APIView):
         class Meta:
             ref_name = "EventFilter"
 
-        after = serializers.IntegerField(
-            min_value=0, default=0, help_text="Events after this sequence number."
+        after = WholeNumberField(
+            in_query=True, min_value=0, default=0, help_text="Events after this sequence number."
         )
-        limit = serializers.IntegerField(min_value=1, max_value=500, default=200)
+        limit = WholeNumberField(in_query=True, min_value=1, max_value=500, default=200)
 
     @extend_schema(
         parameters=[GAME_ID, FilterSerializer],
