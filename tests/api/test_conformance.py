@@ -103,6 +103,21 @@ def test_every_field_of_the_game_view_and_list_is_documented(world):
         assert set(summary) <= set(schemas["GameSummary"]["properties"])
 
 
+@pytest.mark.parametrize("after", ["400.0", " 5", "5.", "+5"])
+def test_an_integer_in_a_query_is_digits_only_as_documented(world, after):
+    response = call(
+        world, "GET /api/games/{game_id}/events/", query={"after": after}, **_game("running")(world)
+    )
+    assert (response.status_code, response.json()["code"]) == (400, "invalid")
+
+
+@pytest.mark.parametrize("version", ["1", 1.0, True])
+def test_an_integer_in_a_body_is_a_json_integer_as_documented(world, version):
+    body = {**world["legal_plays"][0], "expected_version": version}
+    response = call(world, PLAYS, body=body, **_game("running")(world))
+    assert (response.status_code, response.json()["code"]) == (400, "invalid")
+
+
 # Request strings that are only spaces: schema-valid (at least one character), so they may be
 # refused by a rule, never as malformed (DRF used to trim them to a blank).
 SPACES = {
