@@ -17,6 +17,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from dragonheart_site import statements
 from engine import Event, State, fold
 from engine.events import upcast
 from games.errors import StaleVersion
@@ -98,10 +99,10 @@ def append(
     # savepoint=False: join the caller's transaction (a play also stores its idempotent
     # response) without the two extra SAVEPOINT round trips.
     with transaction.atomic(savepoint=False):
-        if not Game.objects.filter(pk=game.pk, version=expected_version).update(**fields):
+        if not statements.update(Game, {"id": game.pk, "version": expected_version}, fields):
             raise StaleVersion(expected_version)
         try:
-            GameEvent.objects.bulk_create(rows)
+            statements.insert(rows)
         except IntegrityError:
             raise StaleVersion(expected_version) from None
     for name, value in fields.items():

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from dragonheart_site import statements
 from notifications.models import Notification, Preferences
 
 log = logging.getLogger(__name__)
@@ -32,9 +33,9 @@ def turn_notification(*, game: Any, seat: str, version: int) -> None:
     user_id = game.player_a_id if seat == "a" else game.player_b_id
     if user_id is None or game.is_bot_seat(seat):
         return
-    note = Notification.objects.create(
-        user_id=user_id, game=game, kind=Notification.Kind.YOUR_TURN, key=f"{game.pk}:{version}"
-    )
+    key = f"{game.pk}:{version}"
+    note = Notification(user_id=user_id, game=game, kind=Notification.Kind.YOUR_TURN, key=key)
+    statements.insert([note])  # on every play: the INSERT compiled once
     transaction.on_commit(lambda: queue_delivery(note.pk))
 
 

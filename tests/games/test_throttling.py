@@ -30,9 +30,7 @@ def _ask_token(client, password="dragon-heart-42"):  # type: ignore[no-untyped-d
     return client.post("/api/tokens/", {"username": "alice", "password": password}, format="json")
 
 
-def test_the_request_over_the_limit_is_refused_until_the_next_window(
-    api, clock, two_token_requests_a_minute
-):  # type: ignore[no-untyped-def]
+def test_the_request_over_the_limit_is_refused_until_the_next_window(api, clock, two_token_requests_a_minute):  # type: ignore[no-untyped-def]
     assert [_ask_token(api["anon"]).status_code for _ in range(2)] == [201, 201]
 
     refused = _ask_token(api["anon"])
@@ -44,9 +42,7 @@ def test_the_request_over_the_limit_is_refused_until_the_next_window(
     assert _ask_token(api["anon"]).status_code == 201
 
 
-def test_refused_requests_count_too_and_the_limit_holds_per_scope(
-    api, clock, two_token_requests_a_minute
-):  # type: ignore[no-untyped-def]
+def test_refused_requests_count_too_and_the_limit_holds_per_scope(api, clock, two_token_requests_a_minute):  # type: ignore[no-untyped-def]
     statuses = [_ask_token(api["anon"], password="wrong").status_code for _ in range(3)]
 
     assert statuses == [401, 401, 429]

@@ -1,0 +1,131 @@
+"""The precompiled writes of a play store exactly what the ORM would, on SQLite and on
+PostgreSQL (the second pass of scripts/test)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import IntegrityError, transaction
+from django.forms.models import model_to_dict
+from django.utils import timezone
+
+from dragonheart_site import statements
+from games import selectors
+from games.models import Game, GameEvent
+from notifications.models import Notification
+
+
+def _new_game(alice, bob) -> Game:  # type: ignore[no-untyped-def]
+    return Game.objects.create(
+        status=Game.Status.ACTIVE,
+        created_by=alice,
+        player_a=alice,
+        player_b=bob,
+        player_a_name="alice",
+        player_b_name="bob",
+        options={"preset": "official", "nested": {"list": [1, 2]}},
+        state={"hands": {"a": ["a01"]}, "version": 3},
+        version=3,
+    )
+
+
+def _stored(obj):  # type: ignore[no-untyped-def]
+    """The row as read back from the database, without the primary key."""
+    fresh = type(obj).objects.get(pk=obj.pk)
+    row = {f.attname: getattr(fresh, f.attname) for f in type(obj)._meta.concrete_fields}
+    row.pop("id")
+    return row
+
+
+@pytest.mark.django_db
+def test_an_insert_stores_what_bulk_create_stores(alice, bob):  # type: ignore[no-untyped-def]
+    game = _new_game(alice, bob)
+    when = timezone.now()
+
+    def events(first_seq: int) -> list[GameEvent]:
+        return [
+            GameEvent(
+                game=game,
+                seq=first_seq + i,
+                kind="play",
+                v=1,
+                payload={"cards": ["a01"], "n": i},
+                actor=alice,
+                created_at=when,
+            )
+            for i in range(3)
+        ]
+
+    by_orm, by_statement = events(1), events(11)
+    GameEvent.objects.bulk_create(by_orm)
+    statements.insert(by_statement)
+
+    for orm, mine in zip(by_orm, by_statement, strict=True):
+        expected, stored = _stored(orm), _stored(mine)
+        assert stored.pop("seq") == expected.pop("seq") + 10
+        # auto_now_add: both paths stamp the time of writing, as the ORM's pre_save does
+        assert abs(stored.pop("created_at") - expected.pop("created_at")) < timedelta(seconds=5)
+        assert stored == expected
+
+
+@pytest.mark.django_db
+def test_an_insert_fills_defaults_and_reads_back_the_key(alice, bob):  # type: ignore[no-untyped-def]
+    game = _new_game(alice, bob)
+    note = Notification(user=alice, game=game, kind=Notification.Kind.YOUR_TURN, key="k:1")
+    twin = Notification.objects.create(user=alice, game=game, kind=Notification.Kind.YOUR_TURN, key="k:2")
+
+    statements.insert([note])
+
+    assert note.pk is not None
+    assert not note._state.adding
+    stored, expected = _stored(note), _stored(twin)
+    assert stored.pop("key") == "k:1"
+    assert expected.pop("key") == "k:2"
+    assert abs(stored.pop("created_at") - expected.pop("created_at")) < timedelta(seconds=5)
+    assert stored == expected  # attempts 0, skipped "", sent_at None, …
+
+
+@pytest.mark.django_db
+def test_a_unique_clash_raises_integrity_error(alice, bob):  # type: ignore[no-untyped-def]
+    game = _new_game(alice, bob)
+    statements.insert([GameEvent(game=game, seq=1, kind="x", v=1, payload={})])
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        statements.insert([GameEvent(game=game, seq=1, kind="y", v=1, payload={})])
+
+    assert list(GameEvent.objects.filter(game=game).values_list("kind", flat=True)) == ["x"]
+
+
+@pytest.mark.django_db
+def test_an_update_changes_only_the_row_that_matches_and_stores_what_update_stores(alice, bob):  # type: ignore[no-untyped-def]
+    game, other = _new_game(alice, bob), _new_game(alice, bob)
+    values = {
+        "version": 4,
+        "to_move": "b",
+        "state": {"hands": {"b": ["b02"]}, "flag": True},
+        "scores": None,
+        "turn_started_at": timezone.now(),
+    }
+
+    assert statements.update(Game, {"id": game.pk, "version": 2}, values) == 0  # stale: nothing
+    assert statements.update(Game, {"id": game.pk, "version": 3}, values) == 1
+    Game.objects.filter(pk=other.pk, version=3).update(**values)
+
+    assert model_to_dict(Game.objects.get(pk=game.pk), exclude=["id", "invite_token"]) == model_to_dict(
+        Game.objects.get(pk=other.pk), exclude=["id", "invite_token"]
+    )
+
+
+@pytest.mark.django_db
+def test_game_by_id_reads_the_row_as_the_orm_does(alice, bob):  # type: ignore[no-untyped-def]
+    game = _new_game(alice, bob)
+    Game.objects.filter(pk=game.pk).update(finished_at=timezone.now(), scores={"a": 10, "b": 7})
+    expected = Game.objects.get(pk=game.pk)
+
+    read = selectors.game_by_id(game.pk)
+
+    assert read is not None
+    for field in Game._meta.concrete_fields:
+        assert getattr(read, field.attname) == getattr(expected, field.attname), field.name
+    assert selectors.game_by_id("no-such-game") is None
