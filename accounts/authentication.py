@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import logging
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
+from redis.exceptions import RedisError
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
@@ -11,6 +14,7 @@ from accounts.models import ApiToken, token_digest
 # authentication query: programs poll. Revoking a token deletes its entry at once; a
 # deactivated user's tokens stop working when the entry expires.
 CACHE_SECONDS = 300
+log = logging.getLogger(__name__)
 
 
 def cache_key(digest: str) -> str:
@@ -32,14 +36,22 @@ class TokenAuthentication(authentication.BaseAuthentication):
             digest = token_digest(header[1].decode())
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("Invalid token.") from None
-        user = cache.get(cache_key(digest))
+        try:
+            user = cache.get(cache_key(digest))
+        except RedisError:  # the cache is down: the database still knows every token
+            log.warning("token cache unavailable; reading the token from the database")
+            return self._from_database(digest), digest
         if user is None:
-            token = ApiToken.objects.select_related("user").filter(digest=digest).first()
-            if token is None or not token.user.is_active:
-                raise exceptions.AuthenticationFailed("Invalid or revoked token.")
-            user = token.user
+            user = self._from_database(digest)
             cache.set(cache_key(digest), user, CACHE_SECONDS)
         return user, digest
+
+    @staticmethod
+    def _from_database(digest: str) -> AbstractBaseUser:
+        token = ApiToken.objects.select_related("user").filter(digest=digest).first()
+        if token is None or not token.user.is_active:
+            raise exceptions.AuthenticationFailed("Invalid or revoked token.")
+        return token.user
 
     def authenticate_header(self, request: Request) -> str:
         return self.keyword

@@ -8,10 +8,14 @@ A client is thread-safe and holds no connection of its own, so one per pool is e
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
 
 
 class ReusingRedisCacheClient(RedisCacheClient):
@@ -44,7 +48,11 @@ def count_hit(key: str, timeout: int) -> int:
         pipe = client.pipeline(transaction=False)
         pipe.incr(full_key)
         pipe.expire(full_key, timeout, nx=True)
-        count, _ = pipe.execute()
+        try:
+            count, _ = pipe.execute()
+        except RedisError:  # a throttle that cannot count lets the request through
+            log.warning("cache unavailable; %s not counted", key)
+            return 0
         return int(count)
     if cache.add(key, 1, timeout):
         return 1

@@ -47,11 +47,10 @@ def test_plays_around_a_redis_restart_answer_and_each_turn_email_goes_out_once(
     own_redis.start()
     answers["after"] = post_play(api["alice"], games["after"], plays["after"])
 
-    assert answers["before"].status_code == answers["after"].status_code == 201
-    # With the cache down, authentication cannot read it: a clear 503, the play not made.
-    assert answers["during"].status_code == 503
-    assert answers["during"].json()["code"] == "cache_unavailable"
-    for game in (games["before"], games["after"]):
+    # With the cache down, authentication reads the token from the database and the throttle
+    # lets the play through: a Redis outage does not stop the games.
+    assert [answers[when].status_code for when in ("before", "during", "after")] == [201, 201, 201]
+    for game in games.values():
         two_minutes_later(game)  # the sweep finds what the restart lost, if anything
     tasks.sweep_outbox()
     assert wait_for(lambda: not Notification.objects.filter(sent_at__isnull=True, skipped="").exists(), 60)
