@@ -1,8 +1,6 @@
 """Fault tests: real processes, real servers, and faults made to happen at chosen moments.
 
-Tests marked ``postgresql`` are about PostgreSQL itself (a dropped connection) and fail on
-another database rather than pass unseen: the SQLite run deselects them with
-``-m "not postgresql"``; the PostgreSQL run (scripts/test, second pass) runs them.
+Tests marked ``postgresql`` (see tests/conftest.py) are about PostgreSQL itself.
 """
 
 from __future__ import annotations
@@ -11,27 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.db import connection
 
 from tests.faults.smtp_sink import SmtpSink
 from tests.faults.worker_process import WorkerProcess
 from tests.games.conftest import alice, api, bob, charlie, make_user  # noqa: F401  (the same cast)
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "postgresql: a fault of PostgreSQL itself; needs DATABASE_URL=postgres://…"
-    )
-
-
-@pytest.fixture(autouse=True)
-def _postgresql_when_marked(request: pytest.FixtureRequest) -> None:
-    if request.node.get_closest_marker("postgresql") and connection.vendor != "postgresql":
-        pytest.fail(
-            "this fault test needs PostgreSQL: run it with DATABASE_URL=postgres://… "
-            "(scripts/test, second pass), or deselect it with -m 'not postgresql'",
-            pytrace=False,
-        )
 
 
 @pytest.fixture

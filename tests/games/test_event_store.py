@@ -89,9 +89,7 @@ def test_playing_and_resigning_never_update_or_delete_an_event(game):
     assert not [sql for sql in writes if sql.startswith(("UPDATE", "DELETE"))]
 
 
-@pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="PostgreSQL-only trigger; the CI PostgreSQL pass runs it"
-)
+@pytest.mark.postgresql
 def test_on_postgresql_the_database_refuses_to_change_or_delete_an_event(game):
     for sql in (
         "UPDATE games_gameevent SET kind = 'forged' WHERE game_id = %s",
