@@ -116,7 +116,10 @@ class GameListCreateApi(APIView):
             allow_null=True,
             default=None,
             trim_whitespace=False,
-            help_text='A username, "bot:random", "bot:greedy", or null for an open challenge.',
+            help_text=(
+                'A username, "bot:random", "bot:greedy", "bot:medium", "bot:strong", '
+                "or null for an open challenge."
+            ),
         )
         rules = serializers.DictField(
             required=False, default=dict, help_text='{"preset": "official"} or options.'

@@ -9,7 +9,12 @@ from django.utils.translation import ngettext_lazy
 from engine.bots import BOTS
 from games.models import DAYS_PER_TURN
 
-BOT_LABELS = {"random": _("random: plays any legal move"), "greedy": _("greedy: takes the most points")}
+BOT_LABELS = {
+    "random": _("random: plays any legal move"),
+    "greedy": _("greedy: takes the most points"),
+    "medium": _("medium: looks a move ahead"),
+    "strong": _("strong: thinks hard about what you may hold"),
+}
 
 
 class CreateGameForm(forms.Form):
@@ -26,7 +31,7 @@ class CreateGameForm(forms.Form):
     bot = forms.ChoiceField(
         label=_("Computer"),
         choices=[(b, BOT_LABELS.get(b, b)) for b in BOTS],
-        initial="greedy",
+        initial="medium",
         required=False,
     )
     private = forms.BooleanField(label=_("Only people with the link"), required=False)

@@ -329,7 +329,9 @@ def bot_play_turn(*, game_id: str) -> bool:
         return False
     state = event_log.load_state(game)
     bot = make_bot(game.bot, random.Random(secrets.randbits(64)))
-    events = decide(state, bot.choose(seat_view(state, BOT_SEAT)), _table_rng)
+    # The log tells the search bots which card they put back on their pile (seat_view).
+    log = [row.as_engine_event() for row in event_log.read_events(game)]
+    events = decide(state, bot.choose(seat_view(state, BOT_SEAT, log)), _table_rng)
     apply_events(state, events)
     try:
         with transaction.atomic():

@@ -92,9 +92,12 @@ def test_a_game_against_a_bot_starts_at_once(api):
     assert len(view["hand"]) == 5
 
 
-def test_a_bot_that_begins_moves_as_soon_as_the_game_is_committed(api, django_capture_on_commit_callbacks):
+@pytest.mark.parametrize("bot", ["random", "greedy", "medium", "strong"])
+def test_a_bot_that_begins_moves_as_soon_as_the_game_is_committed(
+    api, django_capture_on_commit_callbacks, bot
+):
     with django_capture_on_commit_callbacks(execute=True):
-        created = _create(api["alice"], opponent="bot:greedy", rules={"first_player": "b"})
+        created = _create(api["alice"], opponent=f"bot:{bot}", rules={"first_player": "b"})
 
     view = api["alice"].get(f"/api/games/{created.json()['id']}/").json()
     assert created.json()["to_move"] == "b"
