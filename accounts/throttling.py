@@ -1,13 +1,18 @@
-"""Slowing down password guessing on the login page (the API has DRF's throttles)."""
+"""Slowing down password guessing on the login page, and the API's throttles on the pages
+that write what a throttled endpoint writes."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from rest_framework.views import APIView
 
 FAILURES_ALLOWED = 10
 WINDOW_SECONDS = 15 * 60
@@ -36,3 +41,49 @@ class ThrottledLoginView(auth_views.LoginView):
             except ValueError:  # expired between add and incr
                 cache.add(key, 1, WINDOW_SECONDS)
         return super().form_invalid(form)
+
+
+class _Scope:
+    """What a DRF throttle reads of a view."""
+
+    def __init__(self, scope: str) -> None:
+        self.throttle_scope = scope
+
+
+class _Address:
+    """A request as a throttle keyed by the client's address sees it (as the API's sign-up,
+    which authenticates nobody): a new account must not bring a new allowance."""
+
+    def __init__(self, request: HttpRequest) -> None:
+        self.META = request.META
+        self.headers = request.headers
+        self.user = AnonymousUser()
+
+
+View = Callable[..., HttpResponse]
+
+
+def throttled_post(scope: str, by_address: bool = False) -> Callable[[View], View]:
+    """Count a page's POSTs against the API scope ``scope``: the same rate and the same
+    counter as the endpoint, so a script gains nothing by posting the form instead."""
+
+    def decorate(view: View) -> View:
+        @functools.wraps(view)
+        def throttled(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if request.method == "POST":
+                for throttle_class in APIView.throttle_classes:  # settings.REST_FRAMEWORK's
+                    throttle = throttle_class()
+                    # Duck-typed: a throttle reads only .user, .META, .headers and the scope.
+                    counted: Any = _Address(request) if by_address else request
+                    as_view: Any = _Scope(scope)
+                    if not throttle.allow_request(counted, as_view):
+                        response = render(request, "throttled.html", status=429)
+                        wait = throttle.wait()
+                        if wait is not None:
+                            response["Retry-After"] = str(max(1, int(wait)))
+                        return response
+            return view(request, *args, **kwargs)
+
+        return throttled
+
+    return decorate

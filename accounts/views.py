@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from accounts import services
 from accounts.models import ApiToken
+from accounts.throttling import throttled_post
 from games import vacations
 from games.errors import GameError
 from games.models import Game
@@ -81,6 +82,7 @@ def vacation_start(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
+@throttled_post("tokens")
 def token_create(request: HttpRequest) -> HttpResponse:
     name = (request.POST.get("name") or "").strip()[:100] or _("API token")
     _token, key = services.token_create(user=request.user, name=name)  # type: ignore[arg-type]

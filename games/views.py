@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.throttling import throttled_post
 from engine.cards import CAPACITY, TYPES
 from games import event_log, history, presenters, selectors, services
 from games.errors import GameError
@@ -61,6 +62,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
+@throttled_post("signup", by_address=True)
 def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -185,6 +187,7 @@ def game_poll(request: HttpRequest, game_id: str) -> HttpResponse:
 
 @login_required
 @require_POST
+@throttled_post("plays")
 def game_play(request: HttpRequest, game_id: str) -> HttpResponse:
     game = _game_or_404(game_id)
     cards = request.POST.getlist("cards")[:6]

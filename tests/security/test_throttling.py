@@ -113,15 +113,9 @@ def test_the_login_page_past_its_limit_gets_429_and_does_not_log_in(world):
     assert changed_tables(before) == set()  # not even alice's last_login
 
 
-# The pages below write what the throttled API endpoints write, with no throttle of their own:
-# a script can sign up, take tokens and play through them as fast as it likes. Strict xfails,
-# so that they fail (and must lose this mark) as soon as the pages are throttled.
-UNTHROTTLED_PAGE = pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="the page has no throttle yet"
-)
+# The pages that write what a throttled API endpoint writes share its rate and its counter.
 
 
-@UNTHROTTLED_PAGE
 def test_the_signup_page_past_the_signup_limit_gets_429(world, limit):
     client = world.browser(None)
     statuses = [
@@ -134,7 +128,6 @@ def test_the_signup_page_past_the_signup_limit_gets_429(world, limit):
     assert statuses[-1] == 429
 
 
-@UNTHROTTLED_PAGE
 def test_the_token_page_past_the_tokens_limit_gets_429(world, limit):
     client = world.browser("alice")
     statuses = [client.post("/accounts/tokens/").status_code for _ in range(limit("tokens") + 1)]
@@ -142,7 +135,6 @@ def test_the_token_page_past_the_tokens_limit_gets_429(world, limit):
     assert statuses[-1] == 429
 
 
-@UNTHROTTLED_PAGE
 def test_the_play_page_past_the_plays_limit_gets_429(world, limit):
     client = world.browser("bob")
     url = f"/games/{world.active.pk}/play/"
