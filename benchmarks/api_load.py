@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import re
+import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
@@ -179,6 +181,33 @@ def _phase(name: str, kind: str, games: list[TableGame], args: argparse.Namespac
     )
 
 
+def _wrk(name: str, path: str, token: str | None, args: argparse.Namespace) -> None:
+    """The same GET from wrk (a C load generator, far lighter than the Python clients):
+    what the server alone can do."""
+    header = ["-H", f"Authorization: Token {token}"] if token else []
+    out = subprocess.run(
+        [
+            "wrk",
+            "-t2",
+            f"-c{args.clients}",
+            f"-d{args.seconds:g}s",
+            "--latency",
+            *header,
+            f"http://127.0.0.1:{args.port}{path}",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    latency = dict(re.findall(r"^\s+(50|90|99)%\s+(\S+)", out, re.MULTILINE))
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    print(
+        f"{name:<34} {float(rate.group(1)) if rate else 0:>7.0f}/s  p50 {latency.get('50')}  "
+        f"p90 {latency.get('90')}  p99 {latency.get('99')}  non-2xx {errors.group(1) if errors else 0}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -189,6 +218,7 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=4, help="load-generator processes")
     parser.add_argument("--games", type=int, default=160, help="games in play (each client owns some)")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--wrk", action="store_true", help="also measure the GETs with wrk (Debian package)")
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--database", default="dragonheart_bench")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")
@@ -224,6 +254,15 @@ def main() -> None:
         print(f"{len(games)} games, {events} events stored before the phases")
         _phase("bare DRF view (GET /api/health/)", "health", games, args)
         _phase("open a game (GET /api/games/{id}/)", "view", games, args)
+        if args.wrk:
+            longest = max(games, key=lambda g: g.version)
+            _wrk("bare DRF view, wrk", "/api/health/", None, args)
+            _wrk(
+                f"open a game of {longest.version} events, wrk",
+                f"/api/games/{longest.id}/",
+                longest.seats["a"].token,
+                args,
+            )
         _phase("play (POST …/plays/)", "play", games, args)
     finally:
         stop(server)
