@@ -31,15 +31,23 @@ def render_triplet(name: str, context: dict[str, Any], language: str) -> tuple[s
     return " ".join(subject.split()), text, html
 
 
+RECENT_EVENTS = 40
+
+
 def turn_context(game: Game, user: Any) -> dict[str, Any]:
     """What the player needs to decide: the opponent's moves since their last turn (as they
     may see them), their hand, the board in short, and links."""
     state = event_log.load_state(game)
     view = presenters.game_view(game, state, user)
     seat = view["your_seat"]
-    rows = event_log.read_events(game)
-    log = [row.as_engine_event() for row in rows]
-    since = history.first_unseen_step(log, seat)
+    # The opponent's turn is a handful of events: read the log's tail, and all of it only
+    # when the reader's last turn lies further back (reading every event was two thirds of
+    # the cost of an email in a long game).
+    rows = event_log.read_events(game, after=max(0, game.version - RECENT_EVENTS))
+    since = history.first_unseen_step([row.as_engine_event() for row in rows], seat)
+    if since == 1 and rows and rows[0].seq > 1:
+        rows = event_log.read_events(game)
+        since = history.first_unseen_step([row.as_engine_event() for row in rows], seat)
     names = history.names_of(game)
     lines = [
         history.describe(presenters.event_view(row, game, user), names, state.values)

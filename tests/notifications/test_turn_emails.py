@@ -201,3 +201,25 @@ def test_the_email_is_written_in_the_players_language(alice, bob, django_capture
     message = [m for m in mail.outbox if "Du bist am Zug" in m.subject]
     assert len(message) == 1
     assert "Deine Hand:" in message[0].body
+
+
+@pytest.mark.parametrize("tail", [1, 3, 40])
+def test_since_your_last_turn_is_the_same_whatever_part_of_the_log_is_read_first(
+    api, alice, bob, django_capture_on_commit_callbacks, monkeypatch, tail
+):
+    from notifications import emails
+
+    game = _started(alice, bob, django_capture_on_commit_callbacks)
+    for _ in range(6):
+        mover, _waiting = _mover(game, alice, bob)
+        with django_capture_on_commit_callbacks(execute=True):
+            assert play_first_legal(api[mover.username], game.pk).status_code == 201
+        game.refresh_from_db()
+    reader = _mover(game, alice, bob)[0]
+    monkeypatch.setattr(emails, "RECENT_EVENTS", 10**6)  # the whole log
+    whole = emails.turn_context(game, reader)["since"]
+
+    monkeypatch.setattr(emails, "RECENT_EVENTS", tail)
+
+    assert whole  # the opponent's last turn, at least its play and its end
+    assert emails.turn_context(game, reader)["since"] == whole
