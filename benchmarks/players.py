@@ -192,7 +192,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--think", type=float, default=1.0, help="mean think time in seconds (0: none)")
     parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
-    parser.add_argument("--celery-concurrency", type=int, default=1)
+    parser.add_argument("--celery-concurrency", type=int, default=2, help="as docker-compose.yml runs it")
     parser.add_argument("--processes", type=int, default=2, help="load-generator processes")
     parser.add_argument("--port", type=int, default=8766)
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
