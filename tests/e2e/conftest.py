@@ -31,3 +31,19 @@ def shots():  # type: ignore[no-untyped-def]
         page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
     return shoot
+
+
+@pytest.fixture
+def open_page(browser):  # type: ignore[no-untyped-def]
+    """A page in a fresh browser context (its own cookies: one player), closed after the test
+    so that no page keeps polling the live server into the next test."""
+    contexts = []
+
+    def open_(**context_options):  # type: ignore[no-untyped-def]
+        context = browser.new_context(**context_options)
+        contexts.append(context)
+        return context.new_page()
+
+    yield open_
+    for context in contexts:
+        context.close()

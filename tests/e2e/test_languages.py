@@ -11,10 +11,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_player_switches_to_german_and_the_game_page_and_its_hints_follow(
-    live_server, browser, settings, shots
+    live_server, open_page, settings, shots
 ):
     settings.BOT_MOVE_DELAY_SECONDS = 0
-    page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+    page = open_page(viewport={"width": 360, "height": 740})
     sign_up(page, live_server.url, "alice")
     page.get_by_label("the computer").check()
     page.get_by_role("button", name="Create the game").click()

@@ -60,12 +60,12 @@ def take_turn(page: Page, seen: set[str], shots=None) -> None:  # type: ignore[n
 
 
 def test_two_people_play_a_whole_game_in_their_browsers_and_step_through_its_history(
-    live_server, browser, shots, monkeypatch
+    live_server, open_page, shots, monkeypatch
 ):
     # A fixed deal, so that the game surely offers both a princess and a hero choice.
     monkeypatch.setattr(services, "_table_rng", random.Random(DEAL))
     base = live_server.url
-    alice, bob = browser.new_context().new_page(), browser.new_context().new_page()
+    alice, bob = open_page(), open_page()
     sign_up(alice, base, "alice")
     sign_up(bob, base, "bob")
 
@@ -102,10 +102,10 @@ def test_two_people_play_a_whole_game_in_their_browsers_and_step_through_its_his
     expect(alice.locator(".log li.now")).to_contain_text("Game over")
 
 
-def test_a_player_plays_a_whole_game_against_the_computer(live_server, browser, settings, shots):
+def test_a_player_plays_a_whole_game_against_the_computer(live_server, open_page, settings, shots):
     settings.BOT_MOVE_DELAY_SECONDS = 0
     base = live_server.url
-    page = browser.new_context(viewport={"width": 360, "height": 740}).new_page()
+    page = open_page(viewport={"width": 360, "height": 740})
     sign_up(page, base, "alice")
     page.get_by_label("the computer").check()
     page.get_by_role("button", name="Create the game").click()
