@@ -14,6 +14,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from rest_framework.views import APIView
 
+from dragonheart_site.cache import count_hit
+
 FAILURES_ALLOWED = 10
 WINDOW_SECONDS = 15 * 60
 
@@ -34,12 +36,7 @@ class ThrottledLoginView(auth_views.LoginView):
         return super().post(request, *args, **kwargs)
 
     def form_invalid(self, form: Any) -> HttpResponse:
-        key = _key(self.request)
-        if not cache.add(key, 1, WINDOW_SECONDS):
-            try:
-                cache.incr(key)
-            except ValueError:  # expired between add and incr
-                cache.add(key, 1, WINDOW_SECONDS)
+        count_hit(_key(self.request), WINDOW_SECONDS)
         return super().form_invalid(form)
 
 

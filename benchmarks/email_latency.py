@@ -21,6 +21,7 @@ from benchmarks.stack import (
     ROOT,
     fresh_database,
     percentiles,
+    play_first_legal,
     prepare,
     site_env,
     smtp_env,
@@ -51,8 +52,7 @@ def main() -> None:
 
         django.setup()
         from accounts import services as accounts
-        from engine.rules import legal_plays
-        from games import event_log, services
+        from games import services
         from games.models import Game
 
         stamp = str(int(time.time()))
@@ -70,18 +70,9 @@ def main() -> None:
                 game = services.game_create(creator=players[0], opponent=players[1].username)
                 services.game_accept(game=game, user=players[1])
                 game.refresh_from_db()
-            state = event_log.load_state(game)
-            play = legal_plays(state)[0]
-            mover = players[0] if state.to_move == "a" else players[1]
-            waiting = players[1] if mover is players[0] else players[0]
+            waiting = players[1] if game.to_move == "a" else players[0]
             seen = mailbox.count()
-            services.game_play(
-                game=game,
-                user=mover,
-                cards=list(play.cards),
-                choice=play.choice,
-                expected_version=game.version,
-            )
+            play_first_legal(game, {"a": players[0], "b": players[1]})
             committed = time.time()
             if game.status != Game.Status.ACTIVE:
                 continue  # the last play of a game makes nobody's turn

@@ -1,6 +1,6 @@
 """Server time of the game page and the history page for a long game.
 
-    .venv/bin/python benchmarks/pages.py [--database-url URL] [--requests 200]
+    .venv/bin/python -m benchmarks.pages [--database-url URL] [--requests 200]
 
 Plays one game to about 200 events through the services on a scratch database (SQLite in a
 temporary directory unless --database-url is given), then times Django's handling of the
@@ -16,6 +16,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchmarks.stack import play_first_legal
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,8 +47,7 @@ def main() -> None:
     from django.test import Client
 
     from accounts import services as accounts
-    from engine.rules import legal_plays
-    from games import event_log, services
+    from games import services
     from games.models import Game
 
     call_command("migrate", verbosity=0)
@@ -60,16 +61,7 @@ def main() -> None:
         services.game_accept(game=game, user=bob)
         game.refresh_from_db()
         while game.version < args.events and game.status == Game.Status.ACTIVE:
-            state = event_log.load_state(game)
-            play = legal_plays(state)[0]
-            mover = alice if state.to_move == "a" else bob
-            services.game_play(
-                game=game,
-                user=mover,
-                cards=list(play.cards),
-                choice=play.choice,
-                expected_version=game.version,
-            )
+            play_first_legal(game, {"a": alice, "b": bob})
     client = Client()
     client.force_login(alice)
     engine = os.environ["DATABASE_URL"].split(":")[0]

@@ -215,3 +215,21 @@ def percentiles(samples: list[float]) -> str:
         f"p50 {pct(0.50):5.1f} ms  p95 {pct(0.95):5.1f} ms  p99 {pct(0.99):5.1f} ms  "
         f"max {1000 * ordered[-1]:6.1f} ms"
     )
+
+
+def play_first_legal(game: Any, users: dict[str, Any]) -> None:
+    """The seat to move (``users`` by seat) plays its first legal play through the services,
+    as the API would; needs Django set up."""
+    from engine.rules import legal_plays
+    from games import event_log, services
+
+    state = event_log.load_state(game)
+    play = legal_plays(state)[0]
+    assert state.to_move is not None
+    services.game_play(
+        game=game,
+        user=users[state.to_move],
+        cards=list(play.cards),
+        choice=play.choice,
+        expected_version=game.version,
+    )
