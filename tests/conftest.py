@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.db import connection
 
@@ -25,6 +27,17 @@ def _fresh_cache(settings):  # type: ignore[no-untyped-def]
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _one_throttle_window(monkeypatch):  # type: ignore[no-untyped-def]
+    """The API's throttles count in fixed one-minute windows: a test whose requests straddled
+    a minute's end would see its count start again. Each test runs inside one window (a test
+    may move this clock itself, as tests/games/test_throttling.py does)."""
+    from dragonheart_site.throttling import WindowScopedRateThrottle
+
+    pinned = time.time()
+    monkeypatch.setattr(WindowScopedRateThrottle, "timer", staticmethod(lambda: pinned))
 
 
 @pytest.fixture(autouse=True)

@@ -17,7 +17,7 @@ WINDOW_START = 1_800_000_000.0  # a multiple of 60: the start of a minute
 @pytest.fixture
 def clock(monkeypatch):  # type: ignore[no-untyped-def]
     now = [WINDOW_START + 10]
-    monkeypatch.setattr(throttling.time, "time", lambda: now[0])
+    monkeypatch.setattr(throttling.WindowScopedRateThrottle, "timer", staticmethod(lambda: now[0]))
     return now
 
 
