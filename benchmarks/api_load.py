@@ -35,6 +35,7 @@ from benchmarks.stack import (
     prepare,
     site_env,
     start_gunicorn,
+    start_relay,
     stop,
 )
 
@@ -227,6 +228,7 @@ def main() -> None:
     env = site_env(fresh_database(args.postgres, args.database), args.redis)
     prepare(env)
     server = start_gunicorn(env, args.port, args.workers)
+    relay = start_relay(env)
     client = Client(args.port)
     try:
         print(
@@ -265,7 +267,7 @@ def main() -> None:
             )
         _phase("play (POST …/plays/)", "play", games, args)
     finally:
-        stop(server)
+        stop(server, relay)
 
 
 if __name__ == "__main__":

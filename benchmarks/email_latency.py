@@ -25,6 +25,7 @@ from benchmarks.stack import (
     prepare,
     site_env,
     smtp_env,
+    start_relay,
     start_sink,
     start_worker,
     stop,
@@ -46,6 +47,7 @@ def main() -> None:
     os.environ.update(env)
     prepare(env)
     worker = start_worker(env)
+    relay = start_relay(env)
     try:
         sys.path.insert(0, str(ROOT))
         import django
@@ -90,7 +92,7 @@ def main() -> None:
         print(f"{len(latencies)} plays, commit → email read by the SMTP sink, one worker (solo pool)")
         print(percentiles(latencies))
     finally:
-        stop(worker)
+        stop(worker, relay)
         sink.shutdown()
 
 

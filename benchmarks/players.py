@@ -41,6 +41,7 @@ from benchmarks.stack import (
     site_env,
     smtp_env,
     start_gunicorn,
+    start_relay,
     start_sink,
     start_worker,
     stop,
@@ -207,6 +208,7 @@ def main() -> None:
     prepare(env)
     server = start_gunicorn(env, args.port, args.workers)
     worker = start_worker(env, args.celery_concurrency)
+    relay = start_relay(env)
     try:
         client = Client(args.port)
         tokens, names = _sign_up(client, args.players, str(int(time.time())))
@@ -233,7 +235,7 @@ def main() -> None:
 
         _report_emails(_drain(database_url, timeout=120), mailbox, [p for t in tallies for p in t.plays_at])
     finally:
-        stop(server, worker)
+        stop(server, worker, relay)
         sink.shutdown()
 
 

@@ -47,6 +47,7 @@ def site_env(database_url: str, redis_url: str, **extra: str) -> dict[str, str]:
         "THROTTLE_TOKENS": "100000/minute",
         "THROTTLE_PLAYS": "100000/minute",
         "LOG_LEVEL": "WARNING",
+        "OUTBOX_RELAY": "1",
         "DJANGO_SETTINGS_MODULE": "dragonheart_site.settings",
         **extra,
     }
@@ -102,6 +103,24 @@ def start_worker(env: dict[str, str], concurrency: int = 1) -> subprocess.Popen[
         stdout=log,
         stderr=subprocess.STDOUT,
     )
+
+
+def start_relay(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """The outbox relay (manage.py relay_outbox), which queues the emails the plays write;
+    returns once it listens."""
+    relay = subprocess.Popen(
+        [sys.executable, "-u", "manage.py", "relay_outbox"], cwd=ROOT, env=env, stdout=subprocess.PIPE
+    )
+    assert relay.stdout is not None
+    ready = threading.Timer(30, relay.kill)  # bounded: a relay that never listens is killed
+    ready.start()
+    line = relay.stdout.readline()
+    ready.cancel()
+    if b"listening" not in line:
+        raise SystemExit(f"the outbox relay did not start: {line!r}")
+    # Keep draining its output (one line per reconnection) so that it never blocks on a pipe.
+    threading.Thread(target=relay.stdout.read, daemon=True).start()
+    return relay
 
 
 def stop(*processes: subprocess.Popen[bytes]) -> None:

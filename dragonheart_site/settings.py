@@ -126,6 +126,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # sweeps (outbox, bot turns) queue what was lost.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 CELERY_TASK_PUBLISH_RETRY = False
+# On: plays only write their outbox rows, and `manage.py relay_outbox` (PostgreSQL) queues the
+# deliveries as the rows' transactions commit. Off: each write queues its own on commit.
+OUTBOX_RELAY = env.bool("OUTBOX_RELAY", default=False)
 BOT_MOVE_DELAY_SECONDS = env.float("BOT_MOVE_DELAY_SECONDS", default=2.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": 60.0},

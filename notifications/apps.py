@@ -3,3 +3,6 @@ from django.apps import AppConfig
 
 class NotificationsConfig(AppConfig):
     name = "notifications"
+
+    def ready(self) -> None:
+        from notifications import checks  # noqa: F401  (registers the system checks)

@@ -23,6 +23,20 @@ def send_notification(note_id: int) -> bool:
 
 
 @shared_task(ignore_result=True)
+def send_notifications(note_ids: list[int]) -> int:
+    """A batch from the outbox relay: one task for several emails. A row whose sending fails
+    goes on retrying alone, with send_notification's back-off, and the rest of the batch is
+    still sent."""
+    sent = 0
+    for note_id in note_ids:
+        try:
+            sent += services.deliver(note_id)
+        except (smtplib.SMTPException, OSError):
+            send_notification.apply_async((note_id,), countdown=5)
+    return sent
+
+
+@shared_task(ignore_result=True)
 def send_digests() -> int:
     """Periodic (beat, every quarter hour): the daily digests whose local hour has come."""
     return services.queue_digests(timezone.now())
