@@ -3,15 +3,23 @@ PostgreSQL with persistent connections, Redis as cache (throttle counters).
 
     .venv/bin/python -m benchmarks.api_load [--clients 16] [--seconds 10] [--workers 5]
 
-It creates a scratch database, starts gunicorn on 127.0.0.1, signs up players and starts games
-through the API, then runs three phases at the same concurrency and prints requests/s and
-latency percentiles for each:
+It creates a scratch database, starts gunicorn on 127.0.0.1 with the site (and the outbox
+relay, as deployed), and a second gunicorn with a bare Django + DRF project
+(benchmarks/bare_drf.py); signs up players and starts games through the API, then runs these
+phases at the same concurrency and prints requests/s and latency percentiles for each:
 
-1. ``GET /api/health/`` — a bare DRF view, the baseline of this machine at this moment;
-2. ``GET /api/games/{id}/`` — a player opening a game (games of every length);
-3. ``POST /api/games/{id}/plays/`` — plays, each from the player to move, as a client that
+1. ``GET /api/health/`` of the bare project — the issue's reference, this machine's baseline
+   at this moment;
+2. ``GET /api/health/`` of the site — the same bare view behind the site's middleware;
+3. ``GET /api/games/{id}/`` — a player opening a game (games of every length);
+4. ``POST /api/games/{id}/plays/`` — plays, each from the player to move, as a client that
    knows its own hand: it puts down one card, which is always legal (a limited space always
    has a free slot between turns), with the choice a princess or a completing hero needs.
+
+The GETs are measured twice: by Python clients (in ``--processes`` processes) and, with
+``--wrk``, by wrk, a C load generator that leaves the server more of the machine. Plays are
+measured by the Python clients only (each needs the last response to make the next). The
+last lines give each figure as a fraction of the same generator's bare-project figure.
 
 Everything runs on this machine and talks only to 127.0.0.1; every loop is bounded in time.
 """
@@ -112,6 +120,15 @@ def _play(client: Client, game: TableGame) -> tuple[int, float]:
     return status, elapsed
 
 
+def _refreshed(client: Client, game: TableGame) -> TableGame:
+    for seat in ("a", "b"):
+        _, view, _ = client.call("GET", f"/api/games/{game.id}/", game.seats[seat].token)
+        _absorb(game, seat, view)
+    if game.over:
+        return _new_game(client, game.seats["a"], game.seats["b"], game.b_name)
+    return game
+
+
 @dataclass
 class Tally:
     latencies: list[float] = field(default_factory=list)
@@ -125,8 +142,9 @@ class Tally:
 
 
 def _phase_in_process(kind: str, games: list[TableGame], threads: int, seconds: float, port: int) -> Tally:
+    # "bare" is the bare project's health view, "health" the site's.
     """One load process: ``threads`` clients on their share of the games for ``seconds``."""
-    client = Client(port)
+    client = Client(port + 1 if kind == "bare" else port)
     tallies = [Tally() for _ in range(threads)]
     stop = time.monotonic() + seconds
     shares = [games[i::threads] for i in range(threads)]
@@ -134,7 +152,7 @@ def _phase_in_process(kind: str, games: list[TableGame], threads: int, seconds: 
     def work(i: int) -> None:
         tally, mine, n = tallies[i], shares[i], 0
         while time.monotonic() < stop:
-            if kind == "health":
+            if kind in ("bare", "health"):
                 status, _, elapsed = client.call("GET", "/api/health/")
                 tally.add(status, elapsed, 200)
                 continue
@@ -162,7 +180,7 @@ def _phase_in_process(kind: str, games: list[TableGame], threads: int, seconds: 
     return merged
 
 
-def _phase(name: str, kind: str, games: list[TableGame], args: argparse.Namespace) -> None:
+def _phase(name: str, kind: str, games: list[TableGame], args: argparse.Namespace) -> float:
     """Run a phase from ``args.processes`` processes (a Python client is GIL-bound: one
     process alone could not load the server) with ``args.clients`` clients in all."""
     per = args.clients // args.processes
@@ -176,13 +194,12 @@ def _phase(name: str, kind: str, games: list[TableGame], args: argparse.Namespac
     for t in tallies:
         for status, count in t.errors.items():
             errors[status] = errors.get(status, 0) + count
-    print(
-        f"{name:<34} {len(latencies) / elapsed:>7.0f}/s  {percentiles(latencies)}  "
-        f"ok {len(latencies)}  errors {errors or 0}"
-    )
+    rate = len(latencies) / elapsed
+    print(f"{name:<38} {rate:>7.0f}/s  {percentiles(latencies)}  ok {len(latencies)}  errors {errors or 0}")
+    return rate
 
 
-def _wrk(name: str, path: str, token: str | None, args: argparse.Namespace) -> None:
+def _wrk(name: str, path: str, token: str | None, args: argparse.Namespace, port: int) -> float:
     """The same GET from wrk (a C load generator, far lighter than the Python clients):
     what the server alone can do."""
     header = ["-H", f"Authorization: Token {token}"] if token else []
@@ -194,19 +211,26 @@ def _wrk(name: str, path: str, token: str | None, args: argparse.Namespace) -> N
             f"-d{args.seconds:g}s",
             "--latency",
             *header,
-            f"http://127.0.0.1:{args.port}{path}",
+            f"http://127.0.0.1:{port}{path}",
         ],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    rate = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    found = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    rate = float(found.group(1)) if found else 0.0
     latency = dict(re.findall(r"^\s+(50|90|99)%\s+(\S+)", out, re.MULTILINE))
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     print(
-        f"{name:<34} {float(rate.group(1)) if rate else 0:>7.0f}/s  p50 {latency.get('50')}  "
-        f"p90 {latency.get('90')}  p99 {latency.get('99')}  non-2xx {errors.group(1) if errors else 0}"
+        f"{name:<38} {rate:>7.0f}/s  p50 {latency.get('50')}  p90 {latency.get('90')}  "
+        f"p99 {latency.get('99')}  non-2xx {errors.group(1) if errors else 0}"
     )
+    return rate
+
+
+def _ratios(label: str, bare: float, figures: dict[str, float]) -> None:
+    parts = "  ".join(f"{name} {rate / bare:.0%}" for name, rate in figures.items())
+    print(f"as a share of the bare project ({label}): {parts}")
 
 
 def main() -> None:
@@ -220,6 +244,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=160, help="games in play (each client owns some)")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--wrk", action="store_true", help="also measure the GETs with wrk (Debian package)")
+    parser.add_argument("--rounds", type=int, default=1, help="repeat the plays phase (noise shows)")
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--database", default="dragonheart_bench")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")
@@ -228,6 +253,12 @@ def main() -> None:
     env = site_env(fresh_database(args.postgres, args.database), args.redis)
     prepare(env)
     server = start_gunicorn(env, args.port, args.workers)
+    try:
+        bare_env = {k: v for k, v in env.items() if k != "DJANGO_SETTINGS_MODULE"}
+        bare = start_gunicorn(bare_env, args.port + 1, args.workers, app="benchmarks.bare_drf")
+    except BaseException:
+        stop(server)
+        raise
     relay = start_relay(env)
     client = Client(args.port)
     try:
@@ -254,20 +285,30 @@ def main() -> None:
                     _play(client, game)
         events = sum(g.version for g in games)
         print(f"{len(games)} games, {events} events stored before the phases")
-        _phase("bare DRF view (GET /api/health/)", "health", games, args)
-        _phase("open a game (GET /api/games/{id}/)", "view", games, args)
+        python = {"bare project": _phase("bare project (GET /api/health/)", "bare", games, args)}
+        python["site health"] = _phase("site's bare view (GET /api/health/)", "health", games, args)
+        python["open a game"] = _phase("open a game (GET /api/games/{id}/)", "view", games, args)
+        python["play"] = 0.0
+        for _ in range(args.rounds):
+            python["play"] = max(python["play"], _phase("play (POST …/plays/)", "play", games, args))
+            # The phase played in child processes: learn where each game now stands.
+            games = [_refreshed(client, game) for game in games]
         if args.wrk:
             longest = max(games, key=lambda g: g.version)
-            _wrk("bare DRF view, wrk", "/api/health/", None, args)
-            _wrk(
+            wrk = {"bare project": _wrk("bare project, wrk", "/api/health/", None, args, args.port + 1)}
+            wrk["site health"] = _wrk("site's bare view, wrk", "/api/health/", None, args, args.port)
+            wrk["open a game"] = _wrk(
                 f"open a game of {longest.version} events, wrk",
                 f"/api/games/{longest.id}/",
                 longest.seats["a"].token,
                 args,
+                args.port,
             )
-        _phase("play (POST …/plays/)", "play", games, args)
+        _ratios("Python clients", python.pop("bare project"), python)
+        if args.wrk:
+            _ratios("wrk", wrk.pop("bare project"), wrk)
     finally:
-        stop(server, relay)
+        stop(server, bare, relay)
 
 
 if __name__ == "__main__":

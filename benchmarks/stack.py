@@ -59,11 +59,13 @@ def prepare(env: dict[str, str]) -> None:
         subprocess.run([sys.executable, "manage.py", *command, "-v0"], cwd=ROOT, env=env, check=True)
 
 
-def start_gunicorn(env: dict[str, str], port: int, workers: int) -> subprocess.Popen[bytes]:
+def start_gunicorn(
+    env: dict[str, str], port: int, workers: int, app: str = "dragonheart_site.wsgi"
+) -> subprocess.Popen[bytes]:
     server = subprocess.Popen(
         [
             str(BIN / "gunicorn"),
-            "dragonheart_site.wsgi",
+            app,
             f"--bind=127.0.0.1:{port}",
             f"--workers={workers}",
             "--worker-class=sync",

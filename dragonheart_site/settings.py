@@ -105,6 +105,13 @@ else:
     # of the time of opening a game. Without it, the first request on a connection the server
     # dropped fails (503, see api_errors) and Django discards that connection at once.
     _db["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=False)
+    if env.bool("PG_PREPARED_STATEMENTS", default=True):
+        # Parameters sent apart from the SQL, and a statement run five times on a connection
+        # prepared there: PostgreSQL parses and plans a play's statements once per
+        # connection instead of on every play, which halved its CPU per play here
+        # (benchmarks/api_load.py). Turn off behind a pooler in transaction mode (PgBouncer),
+        # where the next transaction may land on a connection that never prepared them.
+        _db["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache, Celery --------------------------------------------------------------------------
