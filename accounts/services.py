@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 
-from accounts.authentication import cache_key
+from accounts.authentication import cache_key, forget_locally
 from accounts.models import ApiToken, token_digest
 
 
@@ -47,6 +47,8 @@ def token_revoke(*, user: User, token_id: int) -> bool:
     if token is None:
         return False
     token.delete()
-    # Revocation is immediate: forget the cached user (see accounts.authentication).
+    # Revocation is immediate in this process and in Redis; other server processes may
+    # still accept the token for up to LOCAL_SECONDS (see accounts.authentication).
     cache.delete(cache_key(token.digest))
+    forget_locally(token.digest)
     return True

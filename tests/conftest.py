@@ -24,9 +24,13 @@ def _fresh_cache(settings):  # type: ignore[no-untyped-def]
     """Throttle counters live in the cache; no test should inherit another's."""
     from django.core.cache import cache
 
+    from accounts.authentication import forget_locally
+
     cache.clear()
+    forget_locally()
     yield
     cache.clear()
+    forget_locally()
 
 
 @pytest.fixture(autouse=True)

@@ -90,6 +90,7 @@ def test_the_token_list_shows_names_and_prefixes_but_never_a_key(alice):
 
 def test_a_revoked_token_no_longer_authenticates(alice):
     kept, revoked = _token("alice").json(), _token("alice").json()
+    assert _client_with(revoked["token"]).get("/api/games/").status_code == 200  # now cached
 
     response = _client_with(kept["token"]).delete(f"/api/tokens/{revoked['id']}/")
 
@@ -167,3 +168,25 @@ def test_a_malformed_authorization_header_gets_401(db):
 
     assert response.status_code == 401
     assert response.json()["code"] == "authentication_failed"
+
+
+def test_another_server_process_stops_accepting_a_revoked_token_within_a_second(alice, monkeypatch):
+    """Each process keeps a token's user for LOCAL_SECONDS in front of Redis; a revocation made
+    by another process (here: the database row and the Redis entry gone, this process's entry
+    kept) takes effect here when that entry expires."""
+    from django.core.cache import cache
+
+    from accounts import authentication
+
+    now = [1000.0]
+    monkeypatch.setattr(authentication, "_clock", lambda: now[0])
+    token = _token("alice").json()
+    assert _client_with(token["token"]).get("/api/games/").status_code == 200
+    digest = ApiToken.objects.get(pk=token["id"]).digest
+    ApiToken.objects.filter(pk=token["id"]).delete()
+    cache.delete(authentication.cache_key(digest))
+
+    now[0] += authentication.LOCAL_SECONDS / 2
+    assert _client_with(token["token"]).get("/api/games/").status_code == 200
+    now[0] += authentication.LOCAL_SECONDS
+    assert _client_with(token["token"]).get("/api/games/").status_code == 401
