@@ -4,8 +4,9 @@ Each row announces itself with NOTIFY (a trigger, PostgreSQL only: see migration
 the database delivers at commit and drops on rollback. The relay listens, gathers what
 arrives within ``linger`` seconds and publishes one ``send_notifications`` task per ``chunk``
 rows, so that a busy minute costs a few publishes instead of one per play, and no request
-ever waits for the broker. On (re)connecting it first queues every row still pending, so that
-rows committed while it was away are not left to the minute-long beat sweep.
+ever waits for the broker. On (re)connecting it first queues the rows still pending (up to
+services.pending's 500), so that rows committed while it was away are not left to the
+minute-long beat sweep, which takes any beyond.
 
 Delivery stays at-least-once-queued, exactly-once-claimed: a row queued twice (by the
 catch-up and its own NOTIFY, or by the beat sweep) is sent once (services.claim).

@@ -21,7 +21,8 @@ def _postgresql_when_marked(request: pytest.FixtureRequest) -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache(settings):  # type: ignore[no-untyped-def]
-    """Throttle counters live in the cache; no test should inherit another's."""
+    """Throttle counters and tokens' users live in the cache (and, for a second, in this
+    process: accounts.authentication); no test should inherit another's."""
     from django.core.cache import cache
 
     from accounts.authentication import forget_locally
