@@ -16,10 +16,14 @@ phases at the same concurrency and prints requests/s and latency percentiles for
    knows its own hand: it puts down one card, which is always legal (a limited space always
    has a free slot between turns), with the choice a princess or a completing hero needs.
 
-The GETs are measured twice: by Python clients (in ``--processes`` processes) and, with
-``--wrk``, by wrk, a C load generator that leaves the server more of the machine. Plays are
-measured by the Python clients only (each needs the last response to make the next). The
-last lines give each figure as a fraction of the same generator's bare-project figure.
+Every phase is measured by Python clients (in ``--processes`` processes). With ``--wrk``
+they are measured again by wrk, a C load generator that leaves the server more of the
+machine: the GETs as they are, the plays from a plan (benchmarks/plays.lua) made for fresh
+games by the engine from their stored states, each play legal at the version it states (no
+play takes the dragon from a player who would put back a card the server draws at random,
+so the plan never parts from the server's game). Afterwards every game's log is checked
+for gaps and duplicates. The last lines give each figure as a fraction of the same
+generator's bare-project figure.
 
 Everything runs on this machine and talks only to 127.0.0.1; every loop is bounded in time.
 """
@@ -27,16 +31,25 @@ Everything runs on this machine and talks only to 127.0.0.1; every loop is bound
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
+import os
+import random
 import re
+import resource
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+import psycopg
 
 from benchmarks.stack import (
     PASSWORD,
+    ROOT,
     Client,
     fresh_database,
     percentiles,
@@ -199,19 +212,60 @@ def _phase(name: str, kind: str, games: list[TableGame], args: argparse.Namespac
     return rate
 
 
-def _wrk(name: str, path: str, token: str | None, args: argparse.Namespace, port: int) -> float:
-    """The same GET from wrk (a C load generator, far lighter than the Python clients):
-    what the server alone can do."""
+WRK_THREADS = 2
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_seconds() -> dict[str, float]:
+    """CPU seconds used so far by every process on the machine, summed by program name (the
+    gunicorn workers, PostgreSQL's backends, Redis…); wrk's come from our own children."""
+    totals: dict[str, float] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # it ended meanwhile
+            continue
+        name = text[text.index("(") + 1 : text.rindex(")")]
+        fields = text[text.rindex(")") + 2 :].split()
+        totals[name] = totals.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / TICK
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    totals["wrk (load)"] = children.ru_utime + children.ru_stime
+    return totals
+
+
+def _cpu_report(before: dict[str, float], requests: float) -> None:
+    """Where the machine's CPU went during a wrk phase, in ms per request."""
+    after = _cpu_seconds()
+    used = {name: after[name] - before.get(name, 0.0) for name in after}
+    shown = sorted(((ms, name) for name, ms in used.items() if ms * 1000 / requests >= 0.05), reverse=True)
+    parts = "  ".join(f"{name} {1000 * ms / requests:.2f}" for ms, name in shown)
+    print(f"  CPU ms per request: {parts}; total {1000 * sum(used.values()) / requests:.2f}")
+
+
+def _wrk(
+    name: str,
+    path: str,
+    token: str | None,
+    args: argparse.Namespace,
+    port: int,
+    script: list[str] | None = None,
+) -> float:
+    """The same requests from wrk (a C load generator, far lighter than the Python clients):
+    what the server alone can do. ``script``: a Lua script and its arguments."""
     header = ["-H", f"Authorization: Token {token}"] if token else []
+    lua = ["-s", script[0]] if script else []
+    cpu = _cpu_seconds()
     out = subprocess.run(
         [
             "wrk",
-            "-t2",
+            f"-t{WRK_THREADS}",
             f"-c{args.clients}",
             f"-d{args.seconds:g}s",
             "--latency",
             *header,
+            *lua,
             f"http://127.0.0.1:{port}{path}",
+            *(["--", *script[1:]] if script else []),
         ],
         capture_output=True,
         text=True,
@@ -225,7 +279,61 @@ def _wrk(name: str, path: str, token: str | None, args: argparse.Namespace, port
         f"{name:<38} {rate:>7.0f}/s  p50 {latency.get('50')}  p90 {latency.get('90')}  "
         f"p99 {latency.get('99')}  non-2xx {errors.group(1) if errors else 0}"
     )
+    requests = re.search(r"(\d+) requests in", out)
+    if requests:
+        _cpu_report(cpu, float(requests.group(1)))
+    starved = re.search(r"requests without a free game: (\d+)", out)
+    if starved and int(starved.group(1)):
+        print(f"  the plan ran out: {starved.group(1)} requests were health checks; give more --games")
     return rate
+
+
+def _plan(games: list[TableGame], database_url: str, seed: int = 1) -> Path:
+    """Every remaining play of each game, made by the engine from the game's stored state:
+    a random legal play, but never one whose outcome the server draws at random (a card put
+    back on losing the dragon), so that the plan and the server's games stay the same."""
+    from engine import IllegalMove, apply_events, decide, legal_plays
+    from engine.state import State
+
+    rng = random.Random(seed)
+    plan = Path(tempfile.mkstemp(prefix="plays-", suffix=".tsv")[1])
+    with psycopg.connect(database_url) as conn, plan.open("w") as out:
+        for n, game in enumerate(games):
+            row = conn.execute("SELECT state FROM games_game WHERE id = %s", [game.id]).fetchone()
+            assert row is not None
+            state = State.from_snapshot(row[0])
+            while not state.over:
+                assert state.to_move is not None
+                plays = legal_plays(state)
+                rng.shuffle(plays)
+                for play in plays:
+                    try:
+                        events = decide(state, play, None)
+                    except IllegalMove:  # needs the server's random card: take another play
+                        continue
+                    break
+                body = {"cards": list(play.cards), "choice": play.choice, "expected_version": state.version}
+                token = game.seats[state.to_move].token
+                out.write(
+                    f"{n % WRK_THREADS}\t{game.id}\t{token}\t{json.dumps(body, separators=(',', ':'))}\n"
+                )
+                apply_events(state, events)
+    return plan
+
+
+def _check_logs(database_url: str) -> None:
+    """Every game's log runs 1..version with no gap or duplicate, after all the racing."""
+    with psycopg.connect(database_url) as conn:
+        row = conn.execute(
+            """SELECT count(*), count(*) FILTER (WHERE g.version <> coalesce(e.n, 0)
+                                                 OR g.version <> coalesce(e.top, 0)
+                                                 OR e.n <> e.distinct_seqs)
+               FROM games_game g LEFT JOIN (
+                   SELECT game_id, count(*) AS n, max(seq) AS top, count(DISTINCT seq) AS distinct_seqs
+                   FROM games_gameevent GROUP BY game_id) e ON e.game_id = g.id"""
+        ).fetchone()
+    assert row is not None
+    print(f"logs checked: {row[0]} games, {row[1]} with a gap or a duplicate")
 
 
 def _ratios(label: str, bare: float, figures: dict[str, float]) -> None:
@@ -304,6 +412,20 @@ def main() -> None:
                 args,
                 args.port,
             )
+            fresh = [_new_game(client, g.seats["a"], g.seats["b"], g.b_name) for g in games]
+            plan = _plan(fresh, env["DATABASE_URL"])
+            try:
+                wrk["play"] = _wrk(
+                    "play (POST …/plays/), wrk",
+                    "/",
+                    None,
+                    args,
+                    args.port,
+                    [str(ROOT / "benchmarks" / "plays.lua"), str(plan)],
+                )
+            finally:
+                plan.unlink()
+        _check_logs(env["DATABASE_URL"])
         _ratios("Python clients", python.pop("bare project"), python)
         if args.wrk:
             _ratios("wrk", wrk.pop("bare project"), wrk)

@@ -1,20 +1,20 @@
 """The only place that appends to a game's log, and the only place that reads it back.
 
 Optimistic concurrency: every append states the version it expects. The game row is updated
-first with ``WHERE version = expected``: on PostgreSQL the second of two racing writers waits
-for the first's row lock, then finds the version moved and updates nothing; SQLite serialises
-writers (IMMEDIATE transactions). Either way the loser gets ``StaleVersion`` and its
-transaction rolls back. The unique (game, seq) key is the last guard: a duplicate sequence
-number can never be stored.
+first with ``WHERE version = expected``, and the events are written only if it matched: on
+PostgreSQL the second of two racing writers waits for the first's row lock, then finds the
+version moved and updates nothing; SQLite serialises writers (IMMEDIATE transactions). Either
+way the loser gets ``StaleVersion`` and nothing of its change is written. The unique (game,
+seq) key is the last guard: a duplicate sequence number can never be stored.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db.models import Model
 from django.utils import timezone
 
 from dragonheart_site import statements
@@ -65,10 +65,12 @@ def append(
     expected_version: int,
     state: State,
     actor: Any = None,
+    companions: Sequence[Model] = (),
     **extra: Any,
 ) -> list[GameEvent]:
     """Append ``events`` (already applied to ``state``) after ``expected_version`` and update
-    the game's cached columns, plus ``extra`` columns, in one transaction.
+    the game's cached columns, plus ``extra`` columns, all at once; ``companions`` are new rows
+    written with them (the outbox row of the next turn, a play's idempotency key).
 
     Raises StaleVersion if another writer got there first; nothing is written then.
     """
@@ -96,15 +98,11 @@ def append(
     if state.over and game.finished_at is None:
         fields["finished_at"] = now
     fields.update(extra)
-    # savepoint=False: join the caller's transaction (a play also stores its idempotent
-    # response) without the two extra SAVEPOINT round trips.
-    with transaction.atomic(savepoint=False):
-        if not statements.update(Game, {"id": game.pk, "version": expected_version}, fields):
-            raise StaleVersion(expected_version)
-        try:
-            statements.insert(rows)
-        except IntegrityError:
-            raise StaleVersion(expected_version) from None
+    # One statement on PostgreSQL, whether or not the caller has a transaction open.
+    if not statements.update_then_insert(
+        Game, {"id": game.pk, "version": expected_version}, fields, [*rows, *companions]
+    ):
+        raise StaleVersion(expected_version)
     for name, value in fields.items():
         setattr(game, name, value)
     return rows

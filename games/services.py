@@ -8,16 +8,20 @@ import json
 import logging
 import random
 import secrets
+from collections.abc import Sequence
+from contextlib import nullcontext
 from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import Model
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from engine import (
     Abort,
+    Event,
     IllegalMove,
     MalformedRecord,
     Options,
@@ -140,17 +144,15 @@ def _start(game: Game, first: str | None = None) -> State:
     """Shuffle, deal and record ``game_started``: the game becomes active."""
     event = start_game(_table_rng, Options(**game.options), first=first)
     state = state_from_start(event)
-    now = timezone.now()
-    event_log.append(
+    _record(
         game,
         [event],
         expected_version=0,
         state=state,
         status=Game.Status.ACTIVE,
-        started_at=now,
+        started_at=timezone.now(),
         first=state.first,
     )
-    _after_change(game, state)
     return state
 
 
@@ -235,15 +237,24 @@ def game_play(
     except IllegalMove as exc:
         raise InvalidRequest(exc.code, illegal_move_detail(exc.code, exc.message)) from None
     apply_events(state, events)
+    key = (
+        [
+            IdempotentPlay(
+                user=user, key=idempotency_key, game=game, fingerprint=fingerprint, version=state.version
+            )
+        ]
+        if idempotency_key is not None
+        else []
+    )
     try:
-        with transaction.atomic():
-            event_log.append(game, events, expected_version=expected_version, state=state, actor=user)
-            if idempotency_key is not None:
-                IdempotentPlay.objects.create(
-                    user=user, key=idempotency_key, game=game, fingerprint=fingerprint, version=state.version
-                )
-            _after_change(game, state)
-    except IntegrityError:  # only the idempotency key can clash here; events raise StaleVersion
+        # A play that hands the turn on is written in one statement (event_log.append); the
+        # end of a game writes more (results, the series' next game) in one transaction.
+        with transaction.atomic() if state.over else nullcontext():
+            _record(game, events, expected_version=expected_version, state=state, actor=user, companions=key)
+    except IntegrityError:
+        if idempotency_key is None:
+            raise
+        # The only row a sound log lets clash: events wait for the version check.
         raise Conflict(
             "idempotency_key_reused", gettext("This Idempotency-Key was already used for another play.")
         ) from None
@@ -282,8 +293,7 @@ def game_resign(*, game: Game, user: Any) -> State:
         apply_events(state, events)
         try:
             with transaction.atomic():
-                event_log.append(game, events, expected_version=game.version, state=state, actor=user)
-                _after_change(game, state)
+                _record(game, events, expected_version=game.version, state=state, actor=user)
             return state
         except StaleVersion:
             game.refresh_from_db()
@@ -299,8 +309,7 @@ def game_time_out(*, game: Game) -> State:
     events = decide(state, Abort(seat) if state.turn == 0 else Timeout(seat))
     apply_events(state, events)
     with transaction.atomic():
-        event_log.append(game, events, expected_version=game.version, state=state)
-        _after_change(game, state)
+        _record(game, events, expected_version=game.version, state=state)
     return state
 
 
@@ -335,8 +344,7 @@ def bot_play_turn(*, game_id: str) -> bool:
     apply_events(state, events)
     try:
         with transaction.atomic():
-            event_log.append(game, events, expected_version=game.version, state=state)
-            _after_change(game, state)
+            _record(game, events, expected_version=game.version, state=state)
     except StaleVersion:
         return False
     return True
@@ -356,9 +364,36 @@ def queue_overdue_bot_turns(*, waited_seconds: float) -> int:
     return len(game_ids)
 
 
-def _after_change(game: Game, state: State) -> None:
-    """What follows a change, inside its transaction: the next series game, the bot's move
-    queued once the transaction has committed, or the "your turn" email's outbox row."""
+def _record(
+    game: Game,
+    events: list[Event],
+    *,
+    expected_version: int,
+    state: State,
+    actor: Any = None,
+    companions: Sequence[Model] = (),
+    **extra: Any,
+) -> None:
+    """Append ``events`` (applied to ``state``) and what follows from them. The "your turn"
+    outbox row is written with the events; the end of a game writes more (its emails, the
+    series' next game), which the caller's transaction must hold; the bot's move is queued
+    once that transaction has committed."""
+    note = (
+        notifications.turn_note(game=game, seat=state.to_move, version=state.version)
+        if state.to_move is not None and not state.over
+        else None
+    )
+    event_log.append(
+        game,
+        events,
+        expected_version=expected_version,
+        state=state,
+        actor=actor,
+        companions=[*companions, note] if note is not None else companions,
+        **extra,
+    )
+    if note is not None:
+        notifications.announce(note)
     if state.over:
         for user_id in (game.player_a_id, game.player_b_id):
             if user_id is not None:
@@ -367,8 +402,6 @@ def _after_change(game: Game, state: State) -> None:
             _series_progress(game)
     elif game.bot and state.to_move == BOT_SEAT:
         transaction.on_commit(lambda: _queue_bot_turn(game.pk))
-    elif state.to_move is not None:  # every change that is not the end hands the turn on
-        notifications.turn_notification(game=game, seat=state.to_move, version=state.version)
 
 
 def _queue_bot_turn(game_id: str) -> None:

@@ -13,7 +13,6 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from dragonheart_site import statements
 from notifications.models import Notification, Preferences
 
 log = logging.getLogger(__name__)
@@ -27,16 +26,20 @@ def preferences_of(user: Any) -> Preferences:
     return prefs
 
 
-def turn_notification(*, game: Any, seat: str, version: int) -> None:
-    """It has become ``seat``'s turn at ``version``: write the outbox row (one INSERT, in the
-    play's transaction) and have it delivered once that transaction commits. Preferences are
-    read at delivery, not here, so a play pays one query for its email."""
+def turn_note(*, game: Any, seat: str, version: int) -> Notification | None:
+    """The outbox row that tells ``seat`` it is their turn at ``version`` (None for a bot or an
+    empty seat), for the play to write with its events: a play pays no query of its own for
+    its email. Preferences are read at delivery. Once written, ``announce`` it."""
     user_id = game.player_a_id if seat == "a" else game.player_b_id
     if user_id is None or game.is_bot_seat(seat):
-        return
-    key = f"{game.pk}:{version}"
-    note = Notification(user_id=user_id, game=game, kind=Notification.Kind.YOUR_TURN, key=key)
-    statements.insert([note])  # on every play: the INSERT compiled once
+        return None
+    return Notification(
+        user_id=user_id, game=game, kind=Notification.Kind.YOUR_TURN, key=f"{game.pk}:{version}"
+    )
+
+
+def announce(note: Notification) -> None:
+    """Have a written outbox row delivered once its transaction commits."""
     _deliver_after_commit(note.pk)
 
 

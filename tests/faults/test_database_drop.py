@@ -1,8 +1,12 @@
-"""PostgreSQL drops a play's connection. Before the commit: the client gets a 503, nothing is
-written, and the retry plays once. At the commit (the server committed, its answer never came):
-the client gets a 503 though the play is in, and the retry with the same Idempotency-Key is
-answered from the stored play. The connection is ended the way an administrator or a failover
-ends it, with pg_terminate_backend from another connection."""
+"""PostgreSQL drops a play's connection. Before the play's write reaches it: the client gets a
+503, nothing is written, and the retry plays once. Once the write is done (the server committed,
+its answer never came): the client gets a 503 though the play is in, and the retry with the
+same Idempotency-Key is answered from the stored play. The connection is ended the way an
+administrator or a failover ends it, with pg_terminate_backend from another connection.
+
+A play that hands the turn on writes in one statement, which commits by itself; the last play
+of a game writes in a transaction. The helpers below end the connection around whichever is
+the play's."""
 
 from __future__ import annotations
 
@@ -39,37 +43,57 @@ def _terminate(pid: int) -> None:
 
 
 @contextmanager
-def after_insert_into(table: str, then: Callable[[], None]) -> Iterator[list[bool]]:
-    """Call ``then`` once, right after this thread's first INSERT into ``table``."""
+def at_the_write_of(table: str, then: Callable[[Callable[[], Any]], Any]) -> Iterator[list[bool]]:
+    """Run this thread's first statement that inserts into ``table`` as ``then(run)`` does."""
     done: list[bool] = []
 
     def execute(run: Any, sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
-        result = run(sql, params, many, context)
-        if not done and sql.startswith(f'INSERT INTO "{table}"'):
-            done.append(True)
-            then()
-        return result
+        if done or f'INSERT INTO "{table}"' not in sql:
+            return run(sql, params, many, context)
+        done.append(True)
+        return then(lambda: run(sql, params, many, context))
 
     with connection.execute_wrapper(execute):
         yield done
     assert done
 
 
+def served(call: Callable[[], Any]) -> Any:
+    """One request with the connection housekeeping of a real server (Django's test client
+    leaves it out): old or broken connections are closed when a request starts and ends."""
+    close_old_connections()
+    try:
+        return call()
+    finally:
+        close_old_connections()
+
+
 def _drop() -> None:
     _terminate(connection.connection.info.backend_pid)
 
 
+def _error_of_a_dropped_connection() -> None:
+    """Raise what Django gets from the driver for a connection the server ended."""
+    with connection.wrap_database_errors:
+        connection.connection.execute("SELECT 1")
+
+
 @contextmanager
-def dropped_in_the_transaction() -> Iterator[None]:
-    """The play's connection ends once its events are written, before its COMMIT."""
-    with after_insert_into("games_gameevent", then=_drop):
+def dropped_before_the_write() -> Iterator[None]:
+    """The play's connection ends just before its events' statement is sent."""
+
+    def drop_then(run: Callable[[], Any]) -> Any:
+        _drop()
+        return run()
+
+    with at_the_write_of("games_gameevent", then=drop_then):
         yield
 
 
 @contextmanager
-def commit_answer_lost() -> Iterator[None]:
-    """The play's COMMIT is done by the server, then the connection ends before Django has
-    heard back: Django gets the error the driver gives for a connection the server ended."""
+def write_answer_lost() -> Iterator[None]:
+    """The server does the play's write and commits it (its one statement, or the COMMIT of its
+    transaction), then the connection ends before Django has heard back."""
     wrapper = connections["default"]
     commit = type(wrapper)._commit
 
@@ -77,14 +101,18 @@ def commit_answer_lost() -> Iterator[None]:
         del self._commit  # once
         commit(self)
         _drop()
-        with self.wrap_database_errors:
-            self.connection.execute("SELECT 1")
+        _error_of_a_dropped_connection()
 
-    def arm() -> None:  # the events are written: the next COMMIT is the play's
-        wrapper._commit = commit_then_drop.__get__(wrapper)
+    def run_then_drop(run: Callable[[], Any]) -> Any:
+        result = run()
+        if wrapper.in_atomic_block:  # the next COMMIT is the play's
+            wrapper._commit = commit_then_drop.__get__(wrapper)
+            return result
+        _drop()  # the statement committed by itself
+        _error_of_a_dropped_connection()
 
     try:
-        with after_insert_into("games_gameevent", then=arm):
+        with at_the_write_of("games_gameevent", then=run_then_drop):
             yield
     finally:
         assert "_commit" not in wrapper.__dict__, "the play never committed"
@@ -97,9 +125,10 @@ def game(transactional_db, alice, bob):  # type: ignore[no-untyped-def]
     return game
 
 
-def test_a_connection_dropped_before_the_commit_gives_503_and_writes_nothing(api, game, bob):
-    with dropped_in_the_transaction():
-        response = post_play(api["alice"], game, first_play(api["alice"], game), key="k-1")
+def test_a_connection_dropped_before_the_write_gives_503_and_writes_nothing(api, game, bob):
+    with dropped_before_the_write():
+        play = first_play(api["alice"], game)
+        response = served(lambda: post_play(api["alice"], game, play, key="k-1"))
 
     assert response.status_code == 503
     assert response.json()["code"] == "database_unavailable"
@@ -109,10 +138,10 @@ def test_a_connection_dropped_before_the_commit_gives_503_and_writes_nothing(api
     assert not IdempotentPlay.objects.exists()
 
 
-def test_the_retry_after_a_connection_dropped_before_the_commit_plays_once(api, game, bob):
+def test_the_retry_after_a_connection_dropped_before_the_write_plays_once(api, game, bob):
     play = first_play(api["alice"], game)
-    with dropped_in_the_transaction():
-        assert post_play(api["alice"], game, play, key="k-1").status_code == 503
+    with dropped_before_the_write():
+        assert served(lambda: post_play(api["alice"], game, play, key="k-1")).status_code == 503
 
     retry = post_play(api["alice"], game, play, key="k-1")  # on a new connection
 
@@ -124,48 +153,38 @@ def test_the_retry_after_a_connection_dropped_before_the_commit_plays_once(api, 
 
 
 @pytest.fixture
-def commit_unanswered(api, game):  # type: ignore[no-untyped-def]
-    """Alice's play (with an Idempotency-Key) whose COMMIT was done but never answered."""
+def write_unanswered(api, game):  # type: ignore[no-untyped-def]
+    """Alice's play (with an Idempotency-Key) whose write was committed but never answered."""
     play = first_play(api["alice"], game)
-    with commit_answer_lost():
-        response = post_play(api["alice"], game, play, key="k-1")
+    with write_answer_lost():
+        response = served(lambda: post_play(api["alice"], game, play, key="k-1"))
     assert (response.status_code, response.json()["code"]) == (503, "database_unavailable")
     return play
 
 
-def test_a_play_whose_commit_was_not_answered_is_in_and_its_retry_returns_it(api, game, commit_unanswered):
+def test_a_play_whose_write_was_not_answered_is_in_and_its_retry_returns_it(api, game, write_unanswered):
     assert_log_whole(game, plays=1)
 
-    retry = post_play(api["alice"], game, commit_unanswered, key="k-1")
+    retry = post_play(api["alice"], game, write_unanswered, key="k-1")
 
     assert retry.status_code == 201
     assert retry["Idempotent-Replayed"] == "true"
     assert retry.json() == api["alice"].get(f"/api/games/{game.pk}/").json()
     assert_log_whole(game, plays=1)
-    without_key = post_play(api["alice"], game, commit_unanswered, key=None)
+    without_key = post_play(api["alice"], game, write_unanswered, key=None)
     assert (without_key.status_code, without_key.json()["code"]) == (409, "stale_version")
 
 
-def test_the_turn_email_of_a_play_whose_commit_was_not_answered_goes_out_once_by_the_sweep(
-    game, bob, commit_unanswered
+def test_the_turn_email_of_a_play_whose_write_was_not_answered_goes_out_once_by_the_sweep(
+    game, bob, write_unanswered
 ):
-    assert mail.outbox == []  # it was to be queued once the commit answered
+    assert mail.outbox == []  # it was to be queued once the write answered
 
     two_minutes_later(game)
 
     assert tasks.sweep_outbox() == 1
     assert [m.to for m in mail.outbox] == [[bob.email]]
     assert tasks.sweep_outbox() == 0
-
-
-def _as_the_wsgi_handler(client: Any, path: str) -> Any:
-    """One request with the connection housekeeping of a real server (Django's test client
-    leaves it out): old or broken connections are closed when a request starts and ends."""
-    close_old_connections()
-    try:
-        return client.get(path)
-    finally:
-        close_old_connections()
 
 
 @pytest.mark.parametrize(("health_checks", "first_answer"), [(False, 503), (True, 200)])
@@ -176,8 +195,8 @@ def test_a_kept_connection_ended_between_requests_costs_at_most_one_503(
     monkeypatch.setitem(connection.settings_dict, "CONN_HEALTH_CHECKS", health_checks)
     connection.close()  # the next one is opened with these settings
     path = f"/api/games/{game.pk}/"
-    assert _as_the_wsgi_handler(api["alice"], path).status_code == 200  # the connection is kept
+    assert served(lambda: api["alice"].get(path)).status_code == 200  # the connection is kept
     _drop()  # a database restart, a failover
 
-    assert _as_the_wsgi_handler(api["alice"], path).status_code == first_answer
-    assert _as_the_wsgi_handler(api["alice"], path).status_code == 200
+    assert served(lambda: api["alice"].get(path)).status_code == first_answer
+    assert served(lambda: api["alice"].get(path)).status_code == 200

@@ -1,13 +1,14 @@
 """The precompiled writes of a play store exactly what the ORM would, on SQLite and on
-PostgreSQL (the second pass of scripts/test)."""
+PostgreSQL (the second pass of scripts/test), and a play's writes are all or nothing."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.forms.models import model_to_dict
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from dragonheart_site import statements
@@ -129,3 +130,70 @@ def test_game_by_id_reads_the_row_as_the_orm_does(alice, bob):  # type: ignore[n
     for field in Game._meta.concrete_fields:
         assert getattr(read, field.attname) == getattr(expected, field.attname), field.name
     assert selectors.game_by_id("no-such-game") is None
+
+
+def _rows(game: Game, alice) -> list:  # type: ignore[no-untyped-def]
+    """A play's rows: two events (one with no actor: an untyped NULL) and an outbox row."""
+    return [
+        GameEvent(game=game, seq=4, kind="cards_played", v=1, payload={"cards": ["a01"]}, actor=alice),
+        GameEvent(game=game, seq=5, kind="turn_ended", v=1, payload={}, actor=None),
+        Notification(user=alice, game=game, kind=Notification.Kind.YOUR_TURN, key=f"{game.pk}:5"),
+    ]
+
+
+@pytest.mark.django_db
+def test_update_then_insert_writes_the_rows_as_the_orm_does_and_reads_back_their_keys(alice, bob):  # type: ignore[no-untyped-def]
+    game, twin = _new_game(alice, bob), _new_game(alice, bob)
+    values = {"version": 5, "to_move": "b", "state": {"hands": {"b": ["b02"]}}}
+    rows, orm_rows = _rows(game, alice), _rows(twin, alice)
+
+    assert statements.update_then_insert(Game, {"id": game.pk, "version": 3}, values, rows)
+    Game.objects.filter(pk=twin.pk).update(**values)
+    for row in orm_rows:
+        row.save()
+
+    assert model_to_dict(Game.objects.get(pk=game.pk), exclude=["id", "invite_token"]) == model_to_dict(
+        Game.objects.get(pk=twin.pk), exclude=["id", "invite_token"]
+    )
+    for mine, orm in zip(rows, orm_rows, strict=True):
+        assert mine.pk is not None
+        assert not mine._state.adding
+        stored, expected = _stored(mine), _stored(orm)
+        for name in ("game_id", "key", "created_at"):
+            stored.pop(name, None), expected.pop(name, None)
+        assert stored == expected
+
+
+@pytest.mark.django_db
+def test_update_then_insert_writes_nothing_when_the_update_matches_nothing(alice, bob):  # type: ignore[no-untyped-def]
+    game = _new_game(alice, bob)
+    rows = _rows(game, alice)
+
+    assert not statements.update_then_insert(Game, {"id": game.pk, "version": 2}, {"version": 5}, rows)
+
+    assert Game.objects.get(pk=game.pk).version == 3
+    assert not GameEvent.objects.filter(game=game).exists()
+    assert not Notification.objects.filter(game=game).exists()
+    assert all(row.pk is None and row._state.adding for row in rows)
+
+
+@pytest.mark.django_db
+def test_update_then_insert_is_all_or_nothing_when_a_row_clashes(alice, bob):  # type: ignore[no-untyped-def]
+    game = _new_game(alice, bob)
+    Notification.objects.create(user=alice, game=game, kind=Notification.Kind.YOUR_TURN, key=f"{game.pk}:5")
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        statements.update_then_insert(Game, {"id": game.pk, "version": 3}, {"version": 5}, _rows(game, alice))
+
+    assert Game.objects.get(pk=game.pk).version == 3
+    assert not GameEvent.objects.filter(game=game).exists()
+
+
+@pytest.mark.django_db
+def test_on_postgresql_update_then_insert_is_one_statement(alice, bob):  # type: ignore[no-untyped-def]
+    game = _new_game(alice, bob)
+
+    with CaptureQueriesContext(connection) as queries:
+        statements.update_then_insert(Game, {"id": game.pk, "version": 3}, {"version": 5}, _rows(game, alice))
+
+    assert len(queries) == (1 if connection.vendor == "postgresql" else 3)
