@@ -347,7 +347,9 @@ def main() -> None:
     )
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--workers", type=int, default=5, help="gunicorn sync workers")
+    parser.add_argument(
+        "--workers", type=int, default=4, help="gunicorn sync workers (4, as deployed: 2 to 8 measured)"
+    )
     parser.add_argument("--processes", type=int, default=4, help="load-generator processes")
     parser.add_argument("--games", type=int, default=160, help="games in play (each client owns some)")
     parser.add_argument("--port", type=int, default=8765)

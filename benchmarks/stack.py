@@ -76,6 +76,8 @@ def start_gunicorn(
     )
     client = Client(port)
     for _ in range(200):
+        if server.poll() is not None:  # e.g. the port was taken: never measure another server
+            raise SystemExit(f"gunicorn exited ({server.returncode}); is port {port} in use?")
         try:
             if client.call("GET", "/api/health/")[0] == 200:
                 return server

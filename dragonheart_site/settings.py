@@ -221,7 +221,7 @@ CONTENT_SECURITY_POLICY = {
 }
 
 # --- REST API -------------------------------------------------------------------------------
-_renderers = ["rest_framework.renderers.JSONRenderer"]
+_renderers = ["dragonheart_site.renderers.JSONRenderer"]
 if DEBUG:
     _renderers.append("rest_framework.renderers.BrowsableAPIRenderer")
 REST_FRAMEWORK = {
