@@ -141,7 +141,9 @@ class GameEvent(models.Model):
     """One engine event. Append-only: nothing in the code updates or deletes a row, the admin
     shows them read-only, and on PostgreSQL a trigger refuses UPDATE and DELETE."""
 
-    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events")
+    # No index of its own (nor PostgreSQL's second one for LIKE): the unique (game, seq) key
+    # serves every lookup by game, and each event written skips two index insertions.
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events", db_index=False)
     seq = models.PositiveIntegerField()
     kind = models.CharField(max_length=32)
     v = models.PositiveSmallIntegerField(help_text="Schema version of the payload.")
