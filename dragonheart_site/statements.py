@@ -40,19 +40,26 @@ def _returns_key(model: type[Model]) -> bool:
 
 
 @cache
-def _insert_statement(model: type[Model], rows: int) -> tuple[str, tuple[Field[Any, Any], ...]]:
+def _insert_into(model: type[Model]) -> tuple[str, str, tuple[Field[Any, Any], ...]]:
+    """``INSERT INTO table (columns)``, the ``RETURNING`` clause ("" if the key is not the
+    database's to give) and the fields whose values the statement takes, in order."""
     pk = model._meta.pk
     assert pk is not None
     auto_pk = _returns_key(model)
     fields = tuple(f for f in model._meta.concrete_fields if not (f is pk and auto_pk))
-    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    sql = (
-        f"INSERT INTO {_quote(model._meta.db_table)} ({', '.join(_quote(f.column) for f in fields)}) "
-        f"VALUES {', '.join([row] * rows)}"
-    )
-    if auto_pk:
-        sql += f" RETURNING {_quote(pk.column)}"
-    return sql, fields
+    head = f"INSERT INTO {_quote(model._meta.db_table)} ({', '.join(_quote(f.column) for f in fields)})"
+    return head, f" RETURNING {_quote(pk.column)}" if auto_pk else "", fields
+
+
+def _placeholders(fields: Sequence[Field[Any, Any]]) -> str:
+    return ", ".join(["%s"] * len(fields))
+
+
+@cache
+def _insert_statement(model: type[Model], rows: int) -> tuple[str, tuple[Field[Any, Any], ...]]:
+    head, returning, fields = _insert_into(model)
+    values = ", ".join([f"({_placeholders(fields)})"] * rows)
+    return f"{head} VALUES {values}{returning}", fields
 
 
 def _insert_params(objs: Sequence[Model], fields: Sequence[Field[Any, Any]]) -> list[Any]:
@@ -116,11 +123,8 @@ def _guarded_statement(
     results = ['(SELECT count(*) FROM "guard")']
     fields = []
     for i, row in enumerate(rows):
-        sql, row_fields = _insert_statement(row, 1)
-        head, _, _ = sql.partition(" VALUES ")
-        placeholders = ", ".join(["%s"] * len(row_fields))
-        returning = f" RETURNING {_quote(row._meta.pk.column)}" if _returns_key(row) else ""
-        parts.append(f'"row{i}" AS ({head} SELECT {placeholders} FROM "guard"{returning})')
+        head, returning, row_fields = _insert_into(row)
+        parts.append(f'"row{i}" AS ({head} SELECT {_placeholders(row_fields)} FROM "guard"{returning})')
         if returning:
             results.append(f'(SELECT {_quote(row._meta.pk.column)} FROM "row{i}")')
         fields.append(row_fields)

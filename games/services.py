@@ -230,27 +230,26 @@ def game_play(
 ) -> State:
     """One play, checked in the order the API promises: seated, version, game running, turn,
     then the rules. Returns the new state; raises a GameError and writes nothing otherwise.
-    With ``idempotency_key``, the key is stored in the play's own transaction."""
+    With ``idempotency_key``, the key is written with the play, all or nothing."""
     state = play_guards(game=game, user=user, expected_version=expected_version)
     try:
         events = decide(state, Play(tuple(cards), choice), _table_rng)
     except IllegalMove as exc:
         raise InvalidRequest(exc.code, illegal_move_detail(exc.code, exc.message)) from None
     apply_events(state, events)
-    key = (
-        [
+    companions = (
+        []
+        if idempotency_key is None
+        else [
             IdempotentPlay(
                 user=user, key=idempotency_key, game=game, fingerprint=fingerprint, version=state.version
             )
         ]
-        if idempotency_key is not None
-        else []
     )
     try:
-        # A play that hands the turn on is written in one statement (event_log.append); the
-        # end of a game writes more (results, the series' next game) in one transaction.
-        with transaction.atomic() if state.over else nullcontext():
-            _record(game, events, expected_version=expected_version, state=state, actor=user, companions=key)
+        _record(
+            game, events, expected_version=expected_version, state=state, actor=user, companions=companions
+        )
     except IntegrityError:
         if idempotency_key is None:
             raise
@@ -292,8 +291,7 @@ def game_resign(*, game: Game, user: Any) -> State:
         events = decide(state, Resign(seat))
         apply_events(state, events)
         try:
-            with transaction.atomic():
-                _record(game, events, expected_version=game.version, state=state, actor=user)
+            _record(game, events, expected_version=game.version, state=state, actor=user)
             return state
         except StaleVersion:
             game.refresh_from_db()
@@ -308,8 +306,7 @@ def game_time_out(*, game: Game) -> State:
     assert seat is not None
     events = decide(state, Abort(seat) if state.turn == 0 else Timeout(seat))
     apply_events(state, events)
-    with transaction.atomic():
-        _record(game, events, expected_version=game.version, state=state)
+    _record(game, events, expected_version=game.version, state=state)
     return state
 
 
@@ -343,8 +340,7 @@ def bot_play_turn(*, game_id: str) -> bool:
     events = decide(state, bot.choose(seat_view(state, BOT_SEAT, log)), _table_rng)
     apply_events(state, events)
     try:
-        with transaction.atomic():
-            _record(game, events, expected_version=game.version, state=state)
+        _record(game, events, expected_version=game.version, state=state)
     except StaleVersion:
         return False
     return True
@@ -374,33 +370,34 @@ def _record(
     companions: Sequence[Model] = (),
     **extra: Any,
 ) -> None:
-    """Append ``events`` (applied to ``state``) and what follows from them. The "your turn"
-    outbox row is written with the events; the end of a game writes more (its emails, the
-    series' next game), which the caller's transaction must hold; the bot's move is queued
-    once that transaction has committed."""
+    """Append ``events`` (applied to ``state``) and what follows from them, all or nothing. A
+    change that hands the turn on is one statement on PostgreSQL (event_log.append), its "your
+    turn" outbox row included; the end of a game writes more (its emails, the series' next
+    game) in a transaction. The bot's move is queued once the change has committed."""
     note = (
         notifications.turn_note(game=game, seat=state.to_move, version=state.version)
         if state.to_move is not None and not state.over
         else None
     )
-    event_log.append(
-        game,
-        events,
-        expected_version=expected_version,
-        state=state,
-        actor=actor,
-        companions=[*companions, note] if note is not None else companions,
-        **extra,
-    )
+    with transaction.atomic() if state.over else nullcontext():
+        event_log.append(
+            game,
+            events,
+            expected_version=expected_version,
+            state=state,
+            actor=actor,
+            companions=[*companions, note] if note is not None else companions,
+            **extra,
+        )
+        if state.over:
+            for user_id in (game.player_a_id, game.player_b_id):
+                if user_id is not None:
+                    notifications.game_notification(game=game, user_id=user_id, kind="game_over")
+            if game.series_id is not None:
+                _series_progress(game)
     if note is not None:
         notifications.announce(note)
-    if state.over:
-        for user_id in (game.player_a_id, game.player_b_id):
-            if user_id is not None:
-                notifications.game_notification(game=game, user_id=user_id, kind="game_over")
-        if game.series_id is not None:
-            _series_progress(game)
-    elif game.bot and state.to_move == BOT_SEAT:
+    if not state.over and game.bot and state.to_move == BOT_SEAT:
         transaction.on_commit(lambda: _queue_bot_turn(game.pk))
 
 
