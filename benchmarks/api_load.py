@@ -53,6 +53,7 @@ from benchmarks.stack import (
     Client,
     fresh_database,
     percentiles,
+    planned_plays,
     prepare,
     site_env,
     start_gunicorn,
@@ -289,35 +290,19 @@ def _wrk(
 
 
 def _plan(games: list[TableGame], database_url: str, seed: int = 1) -> Path:
-    """Every remaining play of each game, made by the engine from the game's stored state:
-    a random legal play, but never one whose outcome the server draws at random (a card put
-    back on losing the dragon), so that the plan and the server's games stay the same."""
-    from engine import IllegalMove, apply_events, decide, legal_plays
-    from engine.state import State
-
+    """Every remaining play of each game, made by the engine from the game's stored state
+    (stack.planned_plays)."""
     rng = random.Random(seed)
     plan = Path(tempfile.mkstemp(prefix="plays-", suffix=".tsv")[1])
     with psycopg.connect(database_url) as conn, plan.open("w") as out:
         for n, game in enumerate(games):
             row = conn.execute("SELECT state FROM games_game WHERE id = %s", [game.id]).fetchone()
             assert row is not None
-            state = State.from_snapshot(row[0])
-            while not state.over:
-                assert state.to_move is not None
-                plays = legal_plays(state)
-                rng.shuffle(plays)
-                for play in plays:
-                    try:
-                        events = decide(state, play, None)
-                    except IllegalMove:  # needs the server's random card: take another play
-                        continue
-                    break
-                body = {"cards": list(play.cards), "choice": play.choice, "expected_version": state.version}
-                token = game.seats[state.to_move].token
+            for seat, body in planned_plays(row[0], rng):
+                token = game.seats[seat].token
                 out.write(
                     f"{n % WRK_THREADS}\t{game.id}\t{token}\t{json.dumps(body, separators=(',', ':'))}\n"
                 )
-                apply_events(state, events)
     return plan
 
 

@@ -13,6 +13,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -256,3 +257,29 @@ def play_first_legal(game: Any, users: dict[str, Any]) -> None:
         choice=play.choice,
         expected_version=game.version,
     )
+
+
+def planned_plays(snapshot: dict[str, Any], rng: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every remaining play of the game whose stored state is ``snapshot``, as (seat to move,
+    request body): a random legal play, but never one whose outcome the server draws at
+    random (a card put back on losing the dragon), so that a plan made in advance and the
+    server's game stay the same."""
+    from engine import IllegalMove, apply_events, decide, legal_plays
+    from engine.state import State
+
+    state = State.from_snapshot(snapshot)
+    while not state.over:
+        assert state.to_move is not None
+        plays = legal_plays(state)
+        rng.shuffle(plays)
+        for play in plays:
+            try:
+                events = decide(state, play, None)
+            except IllegalMove:  # needs the server's random card: take another play
+                continue
+            break
+        yield (
+            state.to_move,
+            {"cards": list(play.cards), "choice": play.choice, "expected_version": state.version},
+        )
+        apply_events(state, events)

@@ -1,20 +1,23 @@
-"""django-csp's middleware, with the policy header built once.
-
-django-csp builds the policy string for every response, through dataclasses.asdict, twice
-(the policy and the report-only one): 15% of the CPU of a bare API request here. Our policy is
-the same for every response (no nonces, no view changes it), so the common case sets the
-header built once; a response that a django-csp decorator changed, or a request that asked for
-a nonce, still goes through the library's own path.
-"""
+"""Django's and django-csp's middleware, minus work that every request repeated for nothing:
+done once, or only when a request needs it. Each behaves as the library's (tests/security,
+tests/games/test_middleware.py compare them)."""
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, cached_property
 
 from csp.constants import HEADER, HEADER_REPORT_ONLY
 from csp.middleware import CSPMiddleware as LibraryCSPMiddleware
 from csp.utils import build_policy
-from django.http import HttpRequest, HttpResponseBase
+from django.conf import settings
+from django.conf.urls.i18n import is_language_prefix_patterns_used
+from django.contrib.messages.middleware import MessageMiddleware as LibraryMessageMiddleware
+from django.contrib.messages.storage import default_storage
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.middleware.locale import LocaleMiddleware as LibraryLocaleMiddleware
+from django.utils import translation
+from django.utils.cache import patch_vary_headers
+from django.utils.functional import SimpleLazyObject, empty
 
 _PER_RESPONSE = (
     "_csp_config",
@@ -34,6 +37,12 @@ def _static_policy(report_only: bool) -> str:
 
 
 class CSPMiddleware(LibraryCSPMiddleware):
+    """django-csp builds the policy string for every response, through dataclasses.asdict,
+    twice (the policy and the report-only one): 15% of the CPU of a bare API request here. Our
+    policy is the same for every response (no nonces, no view changes it), so the common case
+    sets the header built once; a response that a django-csp decorator changed, or a request
+    that asked for a nonce, still goes through the library's own path."""
+
     def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
         if (
             getattr(request, "_csp_nonce", None) is not None
@@ -45,4 +54,51 @@ class CSPMiddleware(LibraryCSPMiddleware):
         for header, report_only in ((HEADER, False), (HEADER_REPORT_ONLY, True)):
             if policy := _static_policy(report_only):
                 response[header] = policy
+        return response
+
+
+class MessageMiddleware(LibraryMessageMiddleware):
+    """Django's messages, with the storage made when first used.
+
+    Django builds the storage for every request: a cookie signer and two backends, 3% of the
+    CPU of opening a game through the API, which never shows a message. Here the request gets
+    a lazy storage; a page that adds or shows a message builds it as before, and a response
+    whose request never touched it has nothing to save (Django's ``update`` would find no
+    message added and none read, and do nothing)."""
+
+    def process_request(self, request: HttpRequest) -> None:
+        request._messages = SimpleLazyObject(lambda: default_storage(request))  # type: ignore[attr-defined]
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        storage = getattr(request, "_messages", None)
+        # LazyObject keeps the object in _wrapped: `empty` until something used it.
+        if isinstance(storage, SimpleLazyObject) and storage._wrapped is empty:  # type: ignore[attr-defined]
+            return response
+        return super().process_response(request, response)
+
+
+class LocaleMiddleware(LibraryLocaleMiddleware):
+    """Django's LocaleMiddleware for a site without ``i18n_patterns``: the language comes from
+    the cookie or Accept-Language, never from the path.
+
+    Django's looks for a language prefix in every request's path and again in its response,
+    and asks each time whether the URLconf uses language prefixes: 5% of the CPU of opening
+    a game. Ours uses none, so this keeps only what that leads to; were prefixes ever added,
+    it would hand every request to Django's own code."""
+
+    @cached_property
+    def _prefixed(self) -> bool:
+        return is_language_prefix_patterns_used(settings.ROOT_URLCONF)[0]
+
+    def process_request(self, request: HttpRequest) -> None:
+        if self._prefixed or hasattr(request, "urlconf"):
+            return super().process_request(request)
+        translation.activate(translation.get_language_from_request(request, check_path=False))
+        request.LANGUAGE_CODE = translation.get_language()
+
+    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        if self._prefixed or hasattr(request, "urlconf"):
+            return super().process_response(request, response)
+        patch_vary_headers(response, ("Accept-Language",))
+        response.headers.setdefault("Content-Language", translation.get_language())
         return response

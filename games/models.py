@@ -11,6 +11,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from games.fields import FastJSONField
+
 
 def new_public_id() -> str:
     # 12 url-safe characters: 72 random bits, not guessable, short enough for a link.
@@ -79,7 +81,7 @@ class Game(models.Model):
     version = models.PositiveIntegerField(default=0, help_text="Sequence number of the last event.")
     first = models.CharField(max_length=1, blank=True, help_text="The seat that began.")
     to_move = models.CharField(max_length=1, blank=True)
-    state = models.JSONField(null=True, blank=True, help_text="Engine snapshot; holds hidden cards.")
+    state = FastJSONField(null=True, blank=True, help_text="Engine snapshot; holds hidden cards.")
     winner = models.CharField(max_length=1, blank=True)
     end_reason = models.CharField(max_length=16, blank=True)
     scores = models.JSONField(null=True, blank=True)
@@ -147,7 +149,7 @@ class GameEvent(models.Model):
     seq = models.PositiveIntegerField()
     kind = models.CharField(max_length=32)
     v = models.PositiveSmallIntegerField(help_text="Schema version of the payload.")
-    payload = models.JSONField()
+    payload = FastJSONField()
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
