@@ -254,11 +254,14 @@ class PlayCreateApi(APIView):
             # A malformed play is the last error in the promised order: report earlier ones.
             services.play_guards(game=game, user=request.user, expected_version=None)
             raise
-        data = self.InputSerializer(data=body)
-        if not data.is_valid():
-            services.play_guards(game=game, user=request.user, expected_version=_stated_version(body))
-            raise ValidationError(data.errors)
-        fingerprint = services.play_fingerprint(game_id=game.pk, **data.validated_data)
+        play = plain_play(body)
+        if play is None:
+            data = self.InputSerializer(data=body)
+            if not data.is_valid():
+                services.play_guards(game=game, user=request.user, expected_version=_stated_version(body))
+                raise ValidationError(data.errors)
+            play = data.validated_data
+        fingerprint = services.play_fingerprint(game_id=game.pk, **play)
         # A retry carries the version its first attempt saw, now stale: answer it before
         # the version check, from the stored play.
         if key is not None and (replayed := self._replay(request, game, key, fingerprint)) is not None:
@@ -269,7 +272,7 @@ class PlayCreateApi(APIView):
                 user=request.user,
                 idempotency_key=key,
                 fingerprint=fingerprint,
-                **data.validated_data,
+                **play,
             )
         except StaleVersion:
             # The loser of a race with its own retry: answer as the winner did.
@@ -289,6 +292,39 @@ class PlayCreateApi(APIView):
         response = game_response(get_game(game.pk), request.user, status.HTTP_201_CREATED)
         response["Idempotent-Replayed"] = "true"
         return response
+
+
+_PLAY_KEYS = frozenset(("cards", "choice", "expected_version"))
+
+
+def plain_play(body: Any) -> dict[str, Any] | None:
+    """The play's fields when ``body`` is a play as clients send it (nearly every one is), or
+    None: what PlayCreateApi.InputSerializer gives for it, without building the serializer.
+
+    DRF copies each field of a serializer for every instance it makes: with validation, 175
+    µs, 7% of the CPU of a play. This accepts only bodies that the serializer surely accepts
+    unchanged (a list of up to six strings of one to three printable ASCII characters, a
+    choice that is null, absent or such a string of at most 16, a whole number not below 0,
+    no other key); any other body goes to the serializer, which decides and explains. A test
+    checks over random bodies that whatever this accepts the serializer accepts the same."""
+    if type(body) is not dict or not body.keys() <= _PLAY_KEYS:
+        return None
+    cards, choice, version = body.get("cards"), body.get("choice"), body.get("expected_version")
+    if (
+        type(cards) is list
+        and len(cards) <= 6
+        and all(type(c) is str and 0 < len(c) <= 3 and _printable(c) for c in cards)
+        and (choice is None or (type(choice) is str and 0 < len(choice) <= 16 and _printable(choice)))
+        and type(version) is int
+        and version >= 0
+    ):
+        return {"cards": list(cards), "choice": choice, "expected_version": version}
+    return None
+
+
+def _printable(text: str) -> bool:
+    # Printable ASCII: no NUL or surrogate, which the serializer's CharField refuses.
+    return text.isascii() and text.isprintable()
 
 
 def _stated_version(body: Any) -> int | None:
