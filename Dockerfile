@@ -8,10 +8,12 @@ COPY pyproject.toml README.md ./
 COPY engine engine
 COPY accounts accounts
 COPY games games
+COPY notifications notifications
 COPY dragonheart_site dragonheart_site
 COPY templates templates
 COPY static static
-COPY manage.py ./
+COPY locale locale
+COPY manage.py gunicorn.conf.py ./
 RUN pip install . && useradd --create-home dragonheart
 
 # collectstatic needs settings but no secrets or database.
@@ -19,4 +21,5 @@ RUN DEBUG=0 SECRET_KEY=build-only-not-secret python manage.py collectstatic --no
 
 USER dragonheart
 EXPOSE 8000
-CMD ["gunicorn", "dragonheart_site.wsgi", "--bind=0.0.0.0:8000", "--workers=4", "--worker-class=sync"]
+# Workers, their class and the heartbeat file: gunicorn.conf.py.
+CMD ["gunicorn", "dragonheart_site.wsgi", "--bind=0.0.0.0:8000"]

@@ -68,8 +68,7 @@ def start_gunicorn(
             str(BIN / "gunicorn"),
             app,
             f"--bind=127.0.0.1:{port}",
-            f"--workers={workers}",
-            "--worker-class=sync",
+            f"--workers={workers}",  # the rest as deployed: gunicorn.conf.py, read from ROOT
             "--log-level=warning",
         ],
         cwd=ROOT,
