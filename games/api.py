@@ -244,7 +244,7 @@ class PlayCreateApi(APIView):
         summary="Play cards",
     )
     def post(self, request: Request, game_id: str) -> Response:
-        key = request.headers.get("Idempotency-Key")
+        key = request.META.get("HTTP_IDEMPOTENCY_KEY")
         if key is not None and not 1 <= len(key) <= 255:
             raise InvalidRequest("invalid_idempotency_key", "An Idempotency-Key has 1 to 255 characters.")
         game = get_game(game_id)

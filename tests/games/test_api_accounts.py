@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
@@ -168,6 +169,27 @@ def test_a_malformed_authorization_header_gets_401(db):
 
     assert response.status_code == 401
     assert response.json()["code"] == "authentication_failed"
+
+
+@pytest.mark.parametrize(
+    ("header", "code"),
+    [
+        ("Token", "authentication_failed"),
+        ("Token caf\u00e9", "authentication_failed"),
+        ("Token " + "x" * 40, "authentication_failed"),
+        ("Bearer abc", "not_authenticated"),
+        ("token abc", "not_authenticated"),
+        ("", "not_authenticated"),
+    ],
+)
+def test_a_missing_or_wrong_token_gets_401(db, header, code):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=header)
+
+    response = client.get("/api/games/")
+
+    assert response.status_code == 401
+    assert response.json()["code"] == code
 
 
 def test_another_server_process_stops_accepting_a_revoked_token_within_a_second(alice, monkeypatch):
