@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Q, QuerySet
 
 from games.models import Game
@@ -15,7 +15,7 @@ from games.models import Game
 @cache
 def _game_row_query() -> tuple[str, list[str], list[tuple[int, list[Any], Any]]]:
     """The ORM's own SQL for ``Game.objects.filter(pk=…)`` and its row converters, made once."""
-    compiler = Game.objects.filter(pk="").query.get_compiler(using=connection.alias)
+    compiler = Game.objects.filter(pk="").query.get_compiler(using=DEFAULT_DB_ALIAS)
     sql, _ = compiler.as_sql()
     columns = [column for column, _, _ in compiler.select]
     converters = compiler.get_converters(columns)
@@ -30,7 +30,8 @@ def game_by_id(game_id: str) -> Game | None:
     row this wide took more CPU than all the rest of opening a game; so the query is compiled
     once and the row still goes through the ORM's converters."""
     sql, names, converters = _game_row_query()
-    with connection.cursor() as cursor:
+    db = connections[DEFAULT_DB_ALIAS]  # once: each read through django.db.connection looks it up
+    with db.cursor() as cursor:
         cursor.execute(sql, [game_id])
         row = cursor.fetchone()
     if row is None:
@@ -38,8 +39,8 @@ def game_by_id(game_id: str) -> Game | None:
     values = list(row)
     for i, funcs, column in converters:
         for convert in funcs:
-            values[i] = convert(values[i], column, connection)
-    return Game.from_db(connection.alias, names, values)
+            values[i] = convert(values[i], column, db)
+    return Game.from_db(db.alias, names, values)
 
 
 def _light() -> QuerySet[Game]:
