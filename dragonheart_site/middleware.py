@@ -4,6 +4,8 @@ tests/games/test_middleware.py compare them)."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from functools import cache, cached_property
 
 from csp.constants import HEADER, HEADER_REPORT_ONLY
@@ -13,11 +15,15 @@ from django.conf import settings
 from django.conf.urls.i18n import is_language_prefix_patterns_used
 from django.contrib.messages.middleware import MessageMiddleware as LibraryMessageMiddleware
 from django.contrib.messages.storage import default_storage
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.middleware.locale import LocaleMiddleware as LibraryLocaleMiddleware
+from django.template import loader
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.functional import SimpleLazyObject, empty
+
+log = logging.getLogger(__name__)
 
 _PER_RESPONSE = (
     "_csp_config",
@@ -101,4 +107,25 @@ class LocaleMiddleware(LibraryLocaleMiddleware):
             return super().process_response(request, response)
         patch_vary_headers(response, ("Accept-Language",))
         response.headers.setdefault("Content-Language", translation.get_language())
+        return response
+
+
+class DatabaseUnavailableMiddleware:
+    """Pages whose database connection broke (a restart, a failover) answer 503 with a page
+    that asks to reload, as the API answers 503 with its JSON error (api_errors), instead of
+    the server error page; the error is logged the same way."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, (OperationalError, InterfaceError)) or request.path.startswith("/api/"):
+            return None
+        log.error("database_unavailable: %s", exception, exc_info=exception)
+        # No request given to the template: its context processors would read the database.
+        response = HttpResponse(loader.render_to_string("503.html"), status=503)
+        response["Retry-After"] = "5"
         return response

@@ -64,6 +64,7 @@ MIDDLEWARE = [
     "dragonheart_site.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "dragonheart_site.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "dragonheart_site.urls"
