@@ -87,6 +87,16 @@ class WholeNumberField(serializers.IntegerField):
 _DIGITS = re.compile(r"-?[0-9]+")
 
 
+class WholeNumberChoiceField(serializers.ChoiceField):
+    """A choice of whole numbers as the schema has it: a JSON integer (DRF's own field also
+    takes the string "3", matching choices by their text)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if type(data) is not int:
+            self.fail("invalid_choice", input=data)
+        return super().to_internal_value(data)
+
+
 def get_game(game_id: str) -> Game:
     # One row, no joins: the names the views show are copied onto it.
     game = selectors.game_by_id(game_id)
@@ -133,7 +143,7 @@ class GameListCreateApi(APIView):
         private = serializers.BooleanField(
             default=False, help_text="An open challenge only its link reaches."
         )
-        days_per_turn = serializers.ChoiceField(
+        days_per_turn = WholeNumberChoiceField(
             choices=DAYS_PER_TURN,
             allow_null=True,
             default=None,

@@ -138,6 +138,10 @@ def test_a_whole_game_against_the_random_bot_can_be_played_by_alice_alone(
         ({"series": {"kind": "match", "target": "3"}}, "invalid_series"),
         ({"series": {"kind": "match", "target": True}}, "invalid_series"),
         ({"rules": "official"}, "invalid"),
+        ({"days_per_turn": 4}, "invalid"),
+        ({"days_per_turn": "3"}, "invalid"),
+        ({"days_per_turn": 3.0}, "invalid"),
+        ({"days_per_turn": True}, "invalid"),
     ],
 )
 def test_a_game_that_cannot_be_made_is_refused_with_a_code_and_nothing_is_stored(api, body, code):
@@ -148,6 +152,14 @@ def test_a_game_that_cannot_be_made_is_refused_with_a_code_and_nothing_is_stored
     assert response.json()["detail"]
     assert not Game.objects.exists()
     assert not Series.objects.exists()
+
+
+@pytest.mark.parametrize("days", [None, 1, 3, 14])
+def test_the_days_for_each_turn_are_a_json_integer_from_the_list(api, days):
+    response = _create(api["alice"], opponent="bob", days_per_turn=days)
+
+    assert response.status_code == 201, response.json()
+    assert Game.objects.get().days_per_turn == days
 
 
 # --- Accepting, declining, cancelling -----------------------------------------------------------
