@@ -3,6 +3,7 @@ lost or doubled."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -67,3 +68,33 @@ def assert_log_whole(game: Game, plays: int) -> None:
     assert list(rows.values_list("seq", flat=True)) == list(range(1, game.version + 1))
     assert rows.filter(kind="cards_played").count() == plays
     assert event_log.rebuild_state(game).to_snapshot() == event_log.load_state(game).to_snapshot()
+
+
+def to_the_last_play(game: Game, users: dict[str, Any]) -> dict[str, Any]:
+    """Play ``game`` on (random legal plays, seeded, through the services) until the seat to
+    move has a play that ends it; returns that play as an API body, not yet sent."""
+    from engine import IllegalMove, apply_events, decide, legal_plays
+
+    rng = random.Random(1)
+    for _ in range(500):
+        game.refresh_from_db()
+        state = event_log.load_state(game)
+        assert not state.over
+        assert state.to_move is not None
+        for play in legal_plays(state):
+            trial = state.copy()  # a snapshot's lists are the state's: never play on them
+            try:  # a play that needs the server's random card is no use here
+                apply_events(trial, decide(trial, play, None))
+            except IllegalMove:
+                continue
+            if trial.over:
+                return {"cards": list(play.cards), "choice": play.choice, "expected_version": game.version}
+        chosen = rng.choice(legal_plays(state))
+        services.game_play(
+            game=game,
+            user=users[state.to_move],
+            cards=list(chosen.cards),
+            choice=chosen.choice,
+            expected_version=game.version,
+        )
+    raise AssertionError("no game-ending play within 500 plays")

@@ -19,13 +19,15 @@ import pytest
 from django.core import mail
 from django.db import close_old_connections, connection, connections
 
-from games.models import IdempotentPlay
+from games.models import Game, IdempotentPlay
 from notifications import tasks
+from notifications.models import Notification
 from tests.faults.helpers import (
     assert_log_whole,
     first_play,
     post_play,
     started,
+    to_the_last_play,
     turn_rows,
     two_minutes_later,
 )
@@ -200,3 +202,67 @@ def test_a_kept_connection_ended_between_requests_costs_at_most_one_503(
 
     assert served(lambda: api["alice"].get(path)).status_code == first_answer
     assert served(lambda: api["alice"].get(path)).status_code == 200
+
+
+# --- The last play of a game: results, emails and the game's end in one transaction ------------
+
+
+def _game_over_rows(game: Game) -> Any:
+    return Notification.objects.filter(game=game, kind=Notification.Kind.GAME_OVER)
+
+
+@pytest.fixture
+def last_play(game, alice, bob):  # type: ignore[no-untyped-def]
+    play = to_the_last_play(game, {"a": alice, "b": bob})
+    game.refresh_from_db()
+    mail.outbox.clear()
+    return play
+
+
+def _seat_to_move(api: dict[str, Any], game: Game) -> Any:
+    return api["alice"] if game.to_move == "a" else api["bob"]
+
+
+def test_the_last_play_dropped_before_its_write_ends_nothing_and_its_retry_ends_the_game_once(
+    api, game, last_play
+):
+    version = game.version
+    client = _seat_to_move(api, game)
+    with dropped_before_the_write():
+        response = served(lambda: post_play(client, game, last_play, key="last"))
+
+    assert (response.status_code, response.json()["code"]) == (503, "database_unavailable")
+    game.refresh_from_db()
+    assert (game.version, game.status, game.finished_at) == (version, Game.Status.ACTIVE, None)
+    assert not _game_over_rows(game).exists()
+    assert not IdempotentPlay.objects.filter(key="last").exists()
+
+    retry = post_play(client, game, last_play, key="last")
+
+    assert retry.status_code == 201
+    assert retry.json()["status"] == "finished"
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    assert _game_over_rows(game).count() == 2  # one for each player
+    assert sorted(m.to[0] for m in mail.outbox) == ["alice@example.com", "bob@example.com"]
+
+
+def test_the_last_play_whose_commit_was_not_answered_is_in_once_and_told_once(api, game, last_play):
+    client = _seat_to_move(api, game)
+    with write_answer_lost():
+        response = served(lambda: post_play(client, game, last_play, key="last"))
+    assert (response.status_code, response.json()["code"]) == (503, "database_unavailable")
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+
+    retry = post_play(client, game, last_play, key="last")
+
+    assert retry.status_code == 201
+    assert retry["Idempotent-Replayed"] == "true"
+    assert retry.json()["status"] == "finished"
+    assert _game_over_rows(game).count() == 2
+    assert mail.outbox == []  # to be queued once the commit answered: the sweep sends them
+    two_minutes_later(game)
+    assert tasks.sweep_outbox() == 2
+    assert sorted(m.to[0] for m in mail.outbox) == ["alice@example.com", "bob@example.com"]
+    assert tasks.sweep_outbox() == 0
