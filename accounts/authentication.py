@@ -44,8 +44,8 @@ class TokenAuthentication(authentication.BaseAuthentication):
     keyword = "Token"
 
     def authenticate(self, request: Request) -> tuple[AbstractBaseUser, str] | None:
-        # From META, as DRF's get_authorization_header does not: request.headers builds a
-        # mapping of every header, which nothing else in most API requests reads.
+        # Read from META: DRF's get_authorization_header goes through request.headers, which
+        # builds a mapping of every header that nothing else in most API requests reads.
         header = request.META.get("HTTP_AUTHORIZATION", "").split()
         if not header or header[0] != self.keyword:
             return None
