@@ -160,7 +160,8 @@ def test_update_then_insert_writes_the_rows_as_the_orm_does_and_reads_back_their
         assert not mine._state.adding
         stored, expected = _stored(mine), _stored(orm)
         for name in ("game_id", "key", "created_at"):
-            stored.pop(name, None), expected.pop(name, None)
+            stored.pop(name, None)
+            expected.pop(name, None)
         assert stored == expected
 
 
@@ -177,12 +178,13 @@ def test_update_then_insert_writes_nothing_when_the_update_matches_nothing(alice
     assert all(row.pk is None and row._state.adding for row in rows)
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)
 def test_update_then_insert_is_all_or_nothing_when_a_row_clashes(alice, bob):  # type: ignore[no-untyped-def]
+    """In autocommit, as a play runs: no transaction of the test's would roll it back for it."""
     game = _new_game(alice, bob)
     Notification.objects.create(user=alice, game=game, kind=Notification.Kind.YOUR_TURN, key=f"{game.pk}:5")
 
-    with pytest.raises(IntegrityError), transaction.atomic():
+    with pytest.raises(IntegrityError):
         statements.update_then_insert(Game, {"id": game.pk, "version": 3}, {"version": 5}, _rows(game, alice))
 
     assert Game.objects.get(pk=game.pk).version == 3
