@@ -266,7 +266,7 @@ def planned_plays(snapshot: dict[str, Any], rng: Any) -> Iterator[tuple[str, dic
     from engine import IllegalMove, apply_events, decide, legal_plays
     from engine.state import State
 
-    state = State.from_snapshot(snapshot)
+    state = State.from_snapshot(snapshot).copy()  # the snapshot's lists stay the caller's
     while not state.over:
         assert state.to_move is not None
         plays = legal_plays(state)
@@ -277,6 +277,8 @@ def planned_plays(snapshot: dict[str, Any], rng: Any) -> Iterator[tuple[str, dic
             except IllegalMove:  # needs the server's random card: take another play
                 continue
             break
+        else:  # never seen; a plan that guessed would part from the server's game
+            raise AssertionError(f"every legal play at version {state.version} needs a random card")
         yield (
             state.to_move,
             {"cards": list(play.cards), "choice": play.choice, "expected_version": state.version},

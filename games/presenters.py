@@ -25,8 +25,8 @@ def faces(deck_profile: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def _cards(ids: list[str] | None, faces: dict[str, dict[str, Any]]) -> list[dict[str, Any]] | None:
-    return None if ids is None else [faces[c] for c in ids]
+def _cards(ids: list[str] | None, faces_by_id: dict[str, dict[str, Any]]) -> list[dict[str, Any]] | None:
+    return None if ids is None else [faces_by_id[c] for c in ids]
 
 
 def game_summary(game: Game, viewer: Any) -> dict[str, Any]:
@@ -96,7 +96,7 @@ def state_view(game: Game, state: State, viewer: Any, *, revealed: bool) -> dict
     view = game_summary(game, viewer)
     view["options"] = game.options
     shown = view_state(state, seat, revealed)
-    values = faces(state.options.deck_profile)
+    deck = faces(state.options.deck_profile)
     for entry in view["players"]:
         s = entry["seat"]
         entry.update(
@@ -111,17 +111,17 @@ def state_view(game: Game, state: State, viewer: Any, *, revealed: bool) -> dict
         version=state.version,
         turn=shown["turn"],
         to_move=shown["to_move"],
-        board={kind: _cards(shown["board"][kind], values) for kind in TYPES},
-        hold=_cards(shown["hold"], values),
+        board={kind: _cards(shown["board"][kind], deck) for kind in TYPES},
+        hold=_cards(shown["hold"], deck),
         voyages=shown["voyages"],
         dragon=shown["dragon"],
         last_turn=shown["last_turn"],
-        hand=_cards(mine, values),
+        hand=_cards(mine, deck),
         legal_plays=None,
         revealed={
-            "hands": {s: _cards(shown["hands"][s], values) for s in SEATS},
-            "piles": {s: _cards(shown["piles"][s], values) for s in SEATS},
-            "captured": {s: _cards(shown["captured"][s], values) for s in SEATS},
+            "hands": {s: _cards(shown["hands"][s], deck) for s in SEATS},
+            "piles": {s: _cards(shown["piles"][s], deck) for s in SEATS},
+            "captured": {s: _cards(shown["captured"][s], deck) for s in SEATS},
         }
         if revealed
         else None,
