@@ -97,7 +97,6 @@ def notice_context(note: Notification) -> dict[str, Any]:
         "winner": game.player_name(game.winner) if game.winner else None,
         "reason": result,
         "game_url": _absolute(reverse("game", args=[game.pk])),
-        "lobby_url": _absolute(reverse("home")),
         "unsubscribe_url": _absolute(reverse("unsubscribe", args=[unsubscribe_token(user)])),
     }
 

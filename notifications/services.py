@@ -105,7 +105,7 @@ def deliver(note_id: int) -> bool:
 
 
 def _reason_to_skip(note: Notification) -> str:
-    user, game = note.user, note.game
+    user = note.user
     if not user.email:
         return "no email address"
     mode = preferences_of(user).email_mode
@@ -114,11 +114,28 @@ def _reason_to_skip(note: Notification) -> str:
         return "preferences"
     if note.kind == Notification.Kind.DIGEST:
         return "" if mode == Preferences.Mode.DIGEST else "preferences"
-    if about_a_turn and (
-        game is None or game.status != game.Status.ACTIVE or game.to_move != game.seat_of(user)
-    ):
+    if about_a_turn and not _turn_still_open(note):
         return "turn already played"
     return ""
+
+
+def _turn_still_open(note: Notification) -> bool:
+    """Whether the turn that ``note`` (a "your turn" or a reminder) is about is still waiting
+    for its reader. Whose turn it is now is not enough: after a delivery outage a player's
+    backlog of turn rows would all pass that test the moment they are on turn again. The row's
+    key names the version it was written at; any play recorded after it ended that turn (a
+    vacation's start or end is a clock fact, not a play, and leaves the turn open)."""
+    from engine import events as ev
+    from games.models import GameEvent
+
+    game = note.game
+    if game is None or game.status != game.Status.ACTIVE or game.to_move != game.seat_of(note.user):
+        return False
+    _, _, version = note.key.rpartition(":")
+    if not version.isdigit():
+        return False  # not a row about one turn of this game
+    later = GameEvent.objects.filter(game_id=game.pk, seq__gt=int(version))
+    return not later.exclude(kind__in=(ev.VACATION_STARTED, ev.VACATION_ENDED)).exists()
 
 
 def waiting_games(user: Any) -> Any:

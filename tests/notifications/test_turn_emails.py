@@ -130,6 +130,42 @@ def test_no_email_goes_out_for_a_turn_already_played(
     assert mail.outbox == []
 
 
+def test_after_an_outage_a_backlog_of_turn_rows_sends_only_the_open_turns_email(
+    api, alice, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    monkeypatch.setattr(notifications, "queue_delivery", lambda note_id: None)  # no broker
+    game = _started(alice, bob, django_capture_on_commit_callbacks)
+    for _ in range(8):  # each player has had four turns announced, none delivered
+        mover, _ = _mover(Game.objects.get(pk=game.pk), alice, bob)
+        assert play_first_legal(api[mover.username], game.pk).status_code == 201
+    game = Game.objects.get(pk=game.pk)
+    on_turn, _ = _mover(game, alice, bob)
+    backlog = Notification.objects.filter(game=game, kind="your_turn", user=on_turn)
+    assert backlog.count() >= 4
+    for note_id in notifications.pending(older_than=timedelta(0)):  # the sweep, once it is back
+        notifications.deliver(note_id)
+    assert [m.to for m in _turn_mails()] == [[on_turn.email]]
+    assert Notification.objects.get(game=game, key=f"{game.pk}:{game.version}").sent_at is not None
+    assert set(backlog.exclude(key=f"{game.pk}:{game.version}").values_list("skipped", flat=True)) == {
+        "turn already played"
+    }
+
+
+def test_a_vacation_recorded_after_the_turn_began_leaves_its_email_due(
+    api, alice, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    from games import vacations
+
+    monkeypatch.setattr(notifications, "queue_delivery", lambda note_id: None)
+    game = _started(alice, bob, django_capture_on_commit_callbacks)
+    mover, waiting = _mover(game, alice, bob)
+    assert play_first_legal(api[mover.username], game.pk).status_code == 201
+    vacations.vacation_start(user=mover, days=3)  # an event after the turn row, not a play
+    note = Notification.objects.get(game=game, kind="your_turn", user=waiting)
+    assert notifications.deliver(note.pk) is True
+    assert [m.to for m in _turn_mails()] == [[waiting.email]]
+
+
 def test_an_smtp_failure_releases_the_row_for_a_retry(
     alice, bob, django_capture_on_commit_callbacks, monkeypatch
 ):
@@ -223,3 +259,20 @@ def test_since_your_last_turn_is_the_same_whatever_part_of_the_log_is_read_first
 
     assert whole  # the opponent's last turn, at least its play and its end
     assert emails.turn_context(game, reader)["since"] == whole
+
+
+def test_the_challenge_email_links_to_the_challenge_which_can_be_answered_there(
+    client, alice, bob, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        game = services.game_create(creator=alice, opponent="bob")
+    (message,) = mail.outbox
+    assert message.to == [bob.email]
+    link = re.search(r"https?://\S+/games/(\S+?)/", message.body)
+    assert link is not None
+    assert link.group(1) == game.pk
+    assert f"/games/{game.pk}/" in message.alternatives[0][0]
+    client.force_login(bob)
+    page = client.get(f"/games/{game.pk}/").content.decode()
+    assert f"/games/{game.pk}/accept/" in page
+    assert f"/games/{game.pk}/decline/" in page
