@@ -13,6 +13,7 @@ event when it is decided, so replaying a log never draws a random number.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 Event = dict[str, Any]
@@ -117,10 +118,21 @@ def vacation_ended(seat: str) -> Event:
     return {"kind": VACATION_ENDED, "v": 1, "seat": seat}
 
 
-def upcast(event: Event) -> Event:
-    """Bring a stored event of an older schema version up to the current one.
+Upcaster = Callable[[Event], Event]
 
-    Every kind is still at version 1; this is the one place a future version bump is handled,
-    so stored logs never need rewriting.
-    """
+# (kind, version) → the step that turns an event of that version into the next version of the
+# same kind; a kind keeps its name across versions. Empty while every kind is at version 1:
+# a bump adds its step here, and stored logs are never rewritten.
+UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+def upcast(event: Event) -> Event:
+    """Bring a stored event of an older schema version up to the current one, step by step;
+    an event already current comes back as it is. The one place that calls it is where a
+    stored row becomes an engine event (games.models.GameEvent.as_engine_event), so that every
+    reader of a log gets current events and none upcasts twice."""
+    step = UPCASTERS.get((event["kind"], event["v"]))
+    while step is not None:
+        event = step(event)
+        step = UPCASTERS.get((event["kind"], event["v"]))
     return event

@@ -137,9 +137,9 @@ def evolve(state: State | None, event: Event) -> State:
 
 
 def fold(events: Iterable[Event]) -> State:
-    """Rebuild a game's state from its whole log (one state held at a time)."""
+    """Rebuild a game's state from its whole log (one state held at a time). The events are
+    of the current schema: a log read from storage is upcast as it is read (events.upcast)."""
     it = iter(events)
-    first = ev.upcast(next(it))
-    state = state_from_start(first)
-    apply_events(state, (ev.upcast(e) for e in it))
+    state = state_from_start(next(it))
+    apply_events(state, it)
     return state

@@ -392,6 +392,6 @@ class RecordApi(APIView):
         game = get_game(game_id)
         if game.status != Game.Status.FINISHED:
             raise Conflict("game_not_over", "The record is published once the game is over.")
-        log = [row.as_engine_event() for row in event_log.read_events(game)]
+        log = event_log.read_log(game)
         players = {seat: game.player_name(seat) or "" for seat in ("a", "b")}
         return Response(record_from_events(log, players))

@@ -19,7 +19,6 @@ from django.utils import timezone
 
 from dragonheart_site import statements
 from engine import Event, State, fold
-from engine.events import upcast
 from games.errors import StaleVersion
 from games.models import Game, GameEvent
 
@@ -36,9 +35,14 @@ def read_events(game: Game, after: int = 0, limit: int | None = None) -> list[Ga
     return list(rows[:limit] if limit is not None else rows)
 
 
+def read_log(game: Game) -> list[Event]:
+    """The whole log as engine events of the current schema."""
+    return [row.as_engine_event() for row in read_events(game)]
+
+
 def rebuild_state(game: Game) -> State:
     """The state by folding the whole stored log (audits, cache rebuilds)."""
-    return fold(upcast(row.as_engine_event()) for row in GameEvent.objects.filter(game=game).order_by("seq"))
+    return fold(row.as_engine_event() for row in GameEvent.objects.filter(game=game).order_by("seq"))
 
 
 def cache_fields(state: State) -> dict[str, Any]:

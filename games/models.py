@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from engine.events import Event, upcast
 from games.fields import FastJSONField
 
 
@@ -162,8 +163,10 @@ class GameEvent(models.Model):
     def __str__(self) -> str:
         return f"{self.game_id}#{self.seq} {self.kind}"
 
-    def as_engine_event(self) -> dict[str, Any]:
-        return {"kind": self.kind, "v": self.v, **self.payload}
+    def as_engine_event(self) -> Event:
+        """The engine event this row stores, upcast to the current schema: every reader of a
+        log goes through here, so none sees an old version (engine.events.upcast)."""
+        return upcast({"kind": self.kind, "v": self.v, **self.payload})
 
 
 class IdempotentPlay(models.Model):
