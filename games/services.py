@@ -334,9 +334,10 @@ def bot_play_turn(*, game_id: str) -> bool:
     if game is None or game.status != Game.Status.ACTIVE or not game.bot or game.to_move != BOT_SEAT:
         return False
     state = event_log.load_state(game)
-    bot = make_bot(game.bot, random.Random(secrets.randbits(64)))
+    # Seeded from the table's generator, so that a test that seeds the table seeds the bot.
+    bot = make_bot(game.bot, random.Random(_table_rng.randrange(2**64)))
     # The log tells the search bots which card they put back on their pile (seat_view).
-    log = [row.as_engine_event() for row in event_log.read_events(game)]
+    log = event_log.read_log(game)
     events = decide(state, bot.choose(seat_view(state, BOT_SEAT, log)), _table_rng)
     apply_events(state, events)
     try:

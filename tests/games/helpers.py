@@ -41,9 +41,13 @@ def play_first_legal(client: Any, game_id: str, prefer_choice: str | None = None
     )
 
 
-def advance(api: dict[str, Any], game_id: str, plays: int) -> None:
-    """Play ``plays`` turns of alice's game with bob, each by whoever is to move."""
-    for _ in range(plays):
+def advance(api: dict[str, Any], game_id: str, plays: int) -> int:
+    """Play up to ``plays`` turns of alice's game with bob, each by whoever is to move; stops
+    at the game's end. Returns the number of plays made."""
+    for made in range(plays):
         view = api["alice"].get(f"/api/games/{game_id}/").json()
+        if view["status"] != "active":
+            return made
         mover = "alice" if view["to_move"] == "a" else "bob"
         assert play_first_legal(api[mover], game_id).status_code == 201
+    return plays
