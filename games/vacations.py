@@ -13,10 +13,11 @@ from django.utils.translation import gettext
 from engine import apply_events
 from engine import events as ev
 from games import event_log
-from games.errors import InvalidRequest, StaleVersion
+from games.errors import Conflict, InvalidRequest, StaleVersion
 from games.models import Game, Vacation
 
 DAYS_A_YEAR = 21
+ATTEMPTS = 5  # appends to one game before a vacation gives up (each lost to a play)
 
 
 def away_user_ids(now: datetime) -> set[int]:
@@ -28,8 +29,10 @@ def current(user: Any, now: datetime | None = None) -> Vacation | None:
     return Vacation.objects.filter(user=user, starts_at__lte=now, ends_at__gt=now).first()
 
 
+@transaction.atomic
 def vacation_start(*, user: Any, days: int, now: datetime | None = None) -> Vacation:
-    """Start an absence of ``days`` days now, and record it in every running game."""
+    """Start an absence of ``days`` days now, and record it in every running game: all or
+    nothing, so that a failure leaves no vacation that some of the games do not know of."""
     now = now or timezone.now()
     if not 1 <= days <= DAYS_A_YEAR:
         raise InvalidRequest("invalid_vacation", gettext("A vacation lasts from 1 to 21 days."))
@@ -58,17 +61,24 @@ def end_vacations(now: datetime) -> int:
     was waiting for the player, the time the clock stood still."""
     closed = 0
     for vacation in Vacation.objects.filter(closed=False, ends_at__lte=now):
-        for game in _running_games(vacation.user):
-            seat = game.seat_of(vacation.user)
-            assert seat is not None
-            extra: dict[str, Any] = {}
-            if game.to_move == seat and game.deadline is not None and game.turn_started_at is not None:
-                stopped = vacation.ends_at - max(vacation.starts_at, game.turn_started_at)
-                extra["deadline"] = game.deadline + max(stopped, timedelta(0))
-            _record(game, ev.vacation_ended(seat), **extra)
-        Vacation.objects.filter(pk=vacation.pk).update(closed=True)
+        _close(vacation)
         closed += 1
     return closed
+
+
+@transaction.atomic
+def _close(vacation: Vacation) -> None:
+    """Record one vacation's end in every running game and mark it closed, all or nothing: a
+    run that fails part-way leaves it open for the next run, with no game told twice."""
+    for game in _running_games(vacation.user):
+        seat = game.seat_of(vacation.user)
+        assert seat is not None
+        extra: dict[str, Any] = {}
+        if game.to_move == seat and game.deadline is not None and game.turn_started_at is not None:
+            stopped = vacation.ends_at - max(vacation.starts_at, game.turn_started_at)
+            extra["deadline"] = game.deadline + max(stopped, timedelta(0))
+        _record(game, ev.vacation_ended(seat), **extra)
+    Vacation.objects.filter(pk=vacation.pk).update(closed=True)
 
 
 def _running_games(user: Any) -> list[Game]:
@@ -76,7 +86,10 @@ def _running_games(user: Any) -> list[Game]:
 
 
 def _record(game: Game, event: ev.Event, **extra: Any) -> None:
-    for _ in range(5):  # a play may land at the same moment: reload and try again
+    """Append a clock fact to one game; a play landing at the same moment moves the version,
+    so reload and try again. A game that keeps moving under it is reported, never skipped: a
+    vacation missing from a game would let its clock run out."""
+    for _ in range(ATTEMPTS):
         state = event_log.load_state(game)
         apply_events(state, [event])
         try:
@@ -85,3 +98,4 @@ def _record(game: Game, event: ev.Event, **extra: Any) -> None:
             return
         except StaleVersion:
             game.refresh_from_db()
+    raise Conflict("busy", gettext("The game is changing too fast; try again."))

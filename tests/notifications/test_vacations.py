@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from games import clocks, services, vacations
-from games.errors import InvalidRequest
-from games.models import Game
+from games.errors import Conflict, InvalidRequest
+from games.models import Game, Vacation
 
 NOW = datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
 
@@ -66,3 +66,37 @@ def test_the_opponent_sees_the_vacation_on_the_game_page(
     assert "bob is on vacation until" in page
     history = client.get(f"/games/{game.pk}/history/").content.decode()
     assert "bob is away until" in history
+
+
+def _always_moving(monkeypatch):
+    """Every append finds that a play got in first."""
+    from games import event_log
+    from games.errors import StaleVersion
+
+    def moved(game, events, *, expected_version, **kwargs):
+        raise StaleVersion(expected_version)
+
+    monkeypatch.setattr(event_log, "append", moved)
+
+
+def test_a_vacation_that_cannot_be_recorded_in_a_game_is_refused_and_changes_nothing(
+    alice, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    game = _bobs_turn(alice, bob, django_capture_on_commit_callbacks)
+    _always_moving(monkeypatch)
+    with pytest.raises(Conflict) as refused:
+        vacations.vacation_start(user=bob, days=5, now=NOW)
+    assert refused.value.code == "busy"
+    assert not Vacation.objects.filter(user=bob).exists()
+    assert not game.events.filter(kind="vacation_started").exists()
+
+
+def test_a_vacation_whose_end_cannot_be_recorded_stays_open_for_the_next_run(
+    alice, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    _bobs_turn(alice, bob, django_capture_on_commit_callbacks)
+    vacation = vacations.vacation_start(user=bob, days=5, now=NOW)
+    _always_moving(monkeypatch)
+    with pytest.raises(Conflict):
+        vacations.end_vacations(NOW + timedelta(days=6))
+    assert Vacation.objects.get(pk=vacation.pk).closed is False
