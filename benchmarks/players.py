@@ -13,9 +13,16 @@ by the other player. Then it waits for the outbox to drain and checks every "you
 delivered exactly once (by its Message-ID), or skipped because the turn had already been
 played when the worker came to it; none lost, none doubled.
 
+With ``--outage SECONDS`` the stack runs on a Redis of its own and, halfway through, the
+Celery worker is killed and that Redis stopped for SECONDS, then both are started again (beat
+runs too, so its sweep queues what the outage lost): the delivery outage after which a
+player's backlog of turn emails once all went out at the same moment.
+
 Prints plays/s, latency percentiles of plays and views, errors by status, games finished,
-the emails and the time from a play to its email. The load runs in several processes (a
-Python client is bound by its interpreter lock); each process owns its players and games.
+the emails and the time from a play to its email, and the stale ones: turn emails sent
+although a play had ended their turn before a worker took them (the target is none). The
+load runs in several processes (a Python client is bound by its interpreter lock); each
+process owns its players and games.
 """
 
 from __future__ import annotations
@@ -40,7 +47,9 @@ from benchmarks.stack import (
     prepare,
     site_env,
     smtp_env,
+    start_beat,
     start_gunicorn,
+    start_redis,
     start_relay,
     start_sink,
     start_worker,
@@ -185,6 +194,20 @@ def _drain(database_url: str, timeout: float) -> list[tuple[Any, ...]]:
         ).fetchall()
 
 
+def _stale_sent(database_url: str) -> int:
+    """Turn emails that went out although a play recorded before a worker took the row (its
+    last claim) had already ended that turn. A play landing between the check and the send is
+    a race no check can close and is not counted."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM notifications_notification n WHERE n.kind = 'your_turn' "
+            "AND n.sent_at IS NOT NULL AND EXISTS (SELECT 1 FROM games_gameevent e "
+            "WHERE e.game_id = n.game_id AND e.seq > split_part(n.key, ':', 2)::int "
+            "AND e.kind NOT IN ('vacation_started', 'vacation_ended') AND e.created_at < n.claimed_at)"
+        ).fetchone()
+    return int(row[0]) if row is not None else 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -200,15 +223,35 @@ def main() -> None:
     parser.add_argument("--database", default="dragonheart_players_bench")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/10")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--outage", type=float, default=0.0, help="seconds of Redis and worker outage halfway (0: none)"
+    )
+    parser.add_argument("--redis-port", type=int, default=6397, help="the run's own Redis, with --outage")
     args = parser.parse_args()
 
     sink, mailbox = start_sink()
     database_url = fresh_database(args.postgres, args.database)
-    env = site_env(database_url, args.redis, **smtp_env(sink))
+    redis = start_redis(args.redis_port) if args.outage else None
+    redis_url = f"redis://127.0.0.1:{args.redis_port}/0" if args.outage else args.redis
+    env = site_env(database_url, redis_url, **smtp_env(sink))
     prepare(env)
     server = start_gunicorn(env, args.port, args.workers)
-    worker = start_worker(env, args.celery_concurrency)
-    relay = start_relay(env)
+    running = {"worker": start_worker(env, args.celery_concurrency), "relay": start_relay(env)}
+    if args.outage:
+        running["beat"] = start_beat(env)
+        assert redis is not None
+        running["redis"] = redis
+
+        def outage() -> None:
+            time.sleep(args.seconds / 2)
+            running["worker"].kill()
+            running["redis"].kill()
+            print(f"outage: worker killed, Redis stopped for {args.outage:g} s")
+            time.sleep(args.outage)
+            running["redis"] = start_redis(args.redis_port)
+            running["worker"] = start_worker(env, args.celery_concurrency)
+
+        threading.Thread(target=outage, daemon=True).start()
     try:
         client = Client(args.port)
         tokens, names = _sign_up(client, args.players, str(int(time.time())))
@@ -233,9 +276,10 @@ def main() -> None:
         print(f"views  {len(views) / elapsed:7.1f}/s  {percentiles(views)}")
         print(f"errors {dict(errors) or 0}; games finished {sum(t.games_finished for t in tallies)}")
 
-        _report_emails(_drain(database_url, timeout=120), mailbox, [p for t in tallies for p in t.plays_at])
+        _report_emails(_drain(database_url, timeout=150), mailbox, [p for t in tallies for p in t.plays_at])
+        print(f"stale turn emails (sent after a play had ended their turn): {_stale_sent(database_url)}")
     finally:
-        stop(server, worker, relay)
+        stop(server, *running.values())
         sink.shutdown()
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import socket
 import socketserver
 import subprocess
 import sys
@@ -107,6 +108,47 @@ def start_worker(env: dict[str, str], concurrency: int = 1) -> subprocess.Popen[
         stdout=log,
         stderr=subprocess.STDOUT,
     )
+
+
+def start_beat(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """The beat scheduler, as deployed: its sweeps queue what an outage lost."""
+    log = (Path(tempfile.gettempdir()) / "celery-beat.log").open("ab")
+    schedule = Path(tempfile.mkdtemp()) / "celerybeat-schedule"
+    return subprocess.Popen(
+        [
+            str(BIN / "celery"),
+            "-A",
+            "dragonheart_site",
+            "beat",
+            "--loglevel=WARNING",
+            f"--schedule={schedule}",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+
+
+def start_redis(port: int) -> subprocess.Popen[bytes]:
+    """A throw-away Redis of the benchmark's own (nothing on disk), for runs that stop it;
+    returns once it answers."""
+    server = subprocess.Popen(
+        ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    for _ in range(100):
+        if server.poll() is not None:
+            raise SystemExit(f"redis-server exited ({server.returncode}); is port {port} in use?")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
+                conn.sendall(b"PING\r\n")
+                if conn.recv(16).startswith(b"+PONG"):
+                    return server
+        except OSError:
+            time.sleep(0.05)
+    server.kill()
+    raise SystemExit("redis-server did not answer within 5 s")
 
 
 def start_relay(env: dict[str, str]) -> subprocess.Popen[bytes]:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
+from engine import Play, decide, legal_plays
 from engine.visibility import view_state
 from games import event_log
 from games.models import Game, GameEvent
@@ -41,13 +43,35 @@ def play_first_legal(client: Any, game_id: str, prefer_choice: str | None = None
     )
 
 
-def advance(api: dict[str, Any], game_id: str, plays: int) -> int:
-    """Play up to ``plays`` turns of alice's game with bob, each by whoever is to move; stops
-    at the game's end. Returns the number of plays made."""
+def ordinary_play(game_id: str) -> dict[str, Any]:
+    """The body of the first legal play that neither ends the game nor brings its end in sight
+    (tried on a copy of the server's own state; failing that, one that does not end it), for
+    tests that need a long game still running: some deals would otherwise end within 40 plays."""
+    state = event_log.load_state(Game.objects.get(pk=game_id))
+    ranked: list[tuple[int, Any]] = []
+    for play in legal_plays(state):
+        kinds = {e["kind"] for e in decide(state.copy(), Play(play.cards, play.choice), random.Random(0))}
+        if "game_ended" not in kinds:
+            ranked.append((int("last_turn_scheduled" in kinds), play))
+    if not ranked:
+        raise AssertionError("every legal play ends this game")
+    play = min(ranked, key=lambda pair: pair[0])[1]
+    return {"cards": list(play.cards), "choice": play.choice, "expected_version": state.version}
+
+
+def play_without_ending(client: Any, game_id: str) -> Any:
+    return client.post(f"/api/games/{game_id}/plays/", ordinary_play(game_id), format="json")
+
+
+def advance(api: dict[str, Any], game_id: str, plays: int, *, keep_running: bool = False) -> int:
+    """Play up to ``plays`` turns of alice's game with bob, each by whoever is to move, and
+    stop at the game's end; with ``keep_running``, only plays that do not end it. Returns the
+    number of plays made."""
+    play = play_without_ending if keep_running else play_first_legal
     for made in range(plays):
         view = api["alice"].get(f"/api/games/{game_id}/").json()
         if view["status"] != "active":
             return made
         mover = "alice" if view["to_move"] == "a" else "bob"
-        assert play_first_legal(api[mover], game_id).status_code == 201
+        assert play(api[mover], game_id).status_code == 201
     return plays
