@@ -23,6 +23,7 @@ class UserCreateApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[type] = []
     throttle_scope = "signup"
+    reads_body = frozenset({"POST"})  # see dragonheart_site.middleware.RequestBodyMiddleware
 
     class InputSerializer(serializers.Serializer[dict[str, str]]):
         class Meta:
@@ -59,6 +60,8 @@ class TokenOutputSerializer(serializers.ModelSerializer[ApiToken]):
 class TokenListCreateApi(APIView):
     """POST with a username and password (no other credentials needed) creates a token; GET
     lists the requester's tokens (never their keys)."""
+
+    reads_body = frozenset({"POST"})  # see dragonheart_site.middleware.RequestBodyMiddleware
 
     def get_permissions(self) -> Sequence[Any]:
         return [AllowAny()] if self.request.method == "POST" else super().get_permissions()

@@ -15,13 +15,14 @@ from django.shortcuts import render
 from rest_framework.views import APIView
 
 from dragonheart_site.cache import count_hit
+from dragonheart_site.throttling import client_address
 
 FAILURES_ALLOWED = 10
 WINDOW_SECONDS = 15 * 60
 
 
 def _key(request: HttpRequest) -> str:
-    address = request.META.get("REMOTE_ADDR", "")
+    address = client_address(request)  # the API's rule: behind a proxy, not the proxy's
     username = (request.POST.get("username") or "").lower()[:150]
     return f"login-failures:{address}:{username}"
 

@@ -5,15 +5,20 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from rest_framework import exceptions, status
+from rest_framework import exceptions, serializers, status
+from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from dragonheart_site.renderers import JSONRenderer
 from games.errors import GameError
 
 log = logging.getLogger(__name__)
@@ -43,6 +48,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return _unavailable(exc, "database_unavailable", "The database is unavailable; try again shortly.")
     if isinstance(exc, (RedisConnectionError, RedisTimeoutError)):  # the cache (tokens, throttles)
         return _unavailable(exc, "cache_unavailable", "The cache is unavailable; try again shortly.")
+    if isinstance(exc, RequestDataTooBig):
+        # RequestBodyMiddleware refuses these before a view runs; a body longer than its
+        # Content-Length said would still end here, and gets the same answer.
+        exc = body_too_large()
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
@@ -81,11 +90,70 @@ def _first_message(detail: Any) -> str:
     return str(detail)
 
 
+def body_too_large() -> ApiError:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return ApiError(
+        status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        "body_too_large",
+        f"The request body is over the {limit} bytes the API reads.",
+    )
+
+
+def length_required() -> ApiError:
+    return ApiError(
+        status.HTTP_411_LENGTH_REQUIRED,
+        "length_required",
+        "Send the body with a Content-Length header: the API reads no chunked body.",
+    )
+
+
+def error_response(exc: exceptions.APIException) -> HttpResponse:
+    """What exception_handler answers ``exc`` with in a view, for the answers given before a
+    view runs (dragonheart_site.middleware.RequestBodyMiddleware)."""
+    response = exception_handler(exc, {})
+    assert response is not None  # an APIException always gets one
+    return HttpResponse(
+        JSONRenderer().render(response.data), content_type="application/json", status=response.status_code
+    )
+
+
+def malformed_body(request: HttpRequest) -> HttpResponse | None:
+    """The answer to a body that is no JSON object, given as the views that read one give it
+    (DRF's parser and the serializers' words); None for one that is, or for no body."""
+    # APIView.parser_classes: settings.REST_FRAMEWORK's, as every view parses with.
+    parsed = Request(request, parsers=[parser() for parser in APIView.parser_classes])
+    try:
+        # A serializer without fields accepts any object and refuses anything else.
+        serializers.Serializer(data=parsed.data).is_valid(raise_exception=True)
+    except exceptions.APIException as exc:
+        return error_response(exc)
+    return None
+
+
+def _api_or(request: HttpRequest, code: str, detail: str, code_status: int) -> HttpResponse | None:
+    if request.path.startswith("/api/"):
+        return JsonResponse({"code": code, "detail": detail}, status=code_status)
+    return None
+
+
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """JSON for unknown API paths (ids the router's pattern refuses never reach DRF)."""
-    if request.path.startswith("/api/"):
-        return JsonResponse({"code": "not_found", "detail": "Not found."}, status=status.HTTP_404_NOT_FOUND)
-    return defaults.page_not_found(request, exception)
+    answer = _api_or(request, "not_found", "Not found.", status.HTTP_404_NOT_FOUND)
+    return answer or defaults.page_not_found(request, exception)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """JSON for what Django refuses itself before DRF (a suspicious request: a host not
+    allowed, too many fields)."""
+    answer = _api_or(request, "bad_request", "Bad request.", status.HTTP_400_BAD_REQUEST)
+    return answer or defaults.bad_request(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """JSON for an API call that failed with a bug: never the HTML page to a program."""
+    error = status.HTTP_500_INTERNAL_SERVER_ERROR
+    answer = _api_or(request, "server_error", "A server error occurred.", error)
+    return answer or defaults.server_error(request)
 
 
 _ERROR_SCHEMA = {
@@ -109,7 +177,9 @@ def document_error_responses(
     for path, operations in result.get("paths", {}).items():
         for method, operation in operations.items():
             responses = operation.setdefault("responses", {})
-            codes = ["400", "401", "403", "429", "503"]
+            # 411, 413 and 415: any call may carry a body, and a body is checked on every one
+            # (dragonheart_site.middleware.RequestBodyMiddleware).
+            codes = ["400", "401", "403", "411", "413", "415", "429", "503"]
             if "{" in path:
                 codes.append("404")
             if method in ("post", "put", "patch", "delete"):

@@ -1,12 +1,14 @@
 """Django's and django-csp's middleware, minus work that every request repeated for nothing:
 done once, or only when a request needs it. Each behaves as the library's (tests/security,
-tests/games/test_middleware.py compare them)."""
+tests/games/test_middleware.py compare them). Then the site's own: the pages' answer to a lost
+database, and the checks on request bodies."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
 from functools import cache, cached_property
+from typing import Any
 
 from csp.constants import HEADER, HEADER_REPORT_ONLY
 from csp.middleware import CSPMiddleware as LibraryCSPMiddleware
@@ -22,6 +24,8 @@ from django.template import loader
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.functional import SimpleLazyObject, empty
+
+from dragonheart_site import api_errors
 
 log = logging.getLogger(__name__)
 
@@ -129,3 +133,84 @@ class DatabaseUnavailableMiddleware:
         response = HttpResponse(loader.render_to_string("503.html"), status=503)
         response["Retry-After"] = "5"
         return response
+
+
+# Bodies up to this length are read to their end even when the answer needs none of it: enough
+# for any client that sends a large body by mistake to get its answer. Past it, reading on
+# would let one request hold a worker for as long as its client keeps sending; the answer goes
+# out unread and the server closes the connection on the rest.
+DRAIN_MAX_BYTES = 8 * 1024 * 1024
+_CHUNK = 64 * 1024
+
+
+def _content_length(request: HttpRequest) -> int:
+    try:  # as Django reads it: a missing or broken length is no body
+        return max(0, int(request.META.get("CONTENT_LENGTH") or 0))
+    except ValueError:
+        return 0
+
+
+def _chunked(request: HttpRequest) -> bool:
+    return "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
+
+
+class RequestBodyMiddleware:
+    """Every API call's body within settings.DATA_UPLOAD_MAX_MEMORY_SIZE, and JSON; and every
+    request's body read to its end before the answer goes out.
+
+    Django checks the limit only when something reads the body, and DRF lets the error through
+    to Django's HTML 400 page. Here a longer Content-Length on /api/ gets the API's JSON 413
+    (``body_too_large``) at once, before authentication, so no view reads any of it; a body
+    without a length (chunked), which WSGI gives Django no way to read, gets 411.
+
+    The views that read a body (``reads_body``: the methods whose handler parses it) refuse a
+    malformed one themselves, after the errors the documented order puts first. Every other
+    call ignores its body's fields, but a body sent there must still be a JSON object: broken
+    JSON gets the same 400 or 415 it would get where it is read, rather than the call going
+    through as if the client had no bug.
+
+    gunicorn's sync workers close the connection after each answer. A client still sending
+    then writes into a closed socket, the kernel resets the connection, and the client sees a
+    broken pipe instead of the answer; so whatever the request left unread is read and dropped
+    first, up to DRAIN_MAX_BYTES (a chunked body too, where the server's stream tells where it
+    ends, as gunicorn's does)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        refused = self._refused(request)
+        response = refused if refused is not None else self.get_response(request)
+        try:
+            if _chunked(request):
+                # Django reads none of it (WSGI gives no length); the server's own stream
+                # can be read to its end where the server says it ends.
+                environ = getattr(request, "environ", {})
+                if environ.get("wsgi.input_terminated"):
+                    read = 0
+                    while read <= DRAIN_MAX_BYTES and (chunk := environ["wsgi.input"].read(_CHUNK)):
+                        read += len(chunk)
+            elif 0 < _content_length(request) <= DRAIN_MAX_BYTES:
+                while request.read(_CHUNK):
+                    pass
+        except OSError:  # the client went away: nothing left to answer
+            pass
+        return response
+
+    def _refused(self, request: HttpRequest) -> HttpResponse | None:
+        if not request.path.startswith("/api/"):
+            return None
+        if _chunked(request):
+            return api_errors.error_response(api_errors.length_required())
+        if _content_length(request) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+            return api_errors.error_response(api_errors.body_too_large())
+        return None
+
+    def process_view(
+        self, request: HttpRequest, view: Callable[..., HttpResponseBase], args: Any, kwargs: Any
+    ) -> HttpResponse | None:
+        if not request.path.startswith("/api/") or not _content_length(request):
+            return None
+        if request.method in getattr(getattr(view, "cls", None), "reads_body", ()):
+            return None
+        return api_errors.malformed_body(request)

@@ -64,6 +64,9 @@ MIDDLEWARE = [
     "dragonheart_site.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # After every middleware that sets headers, so that its own answers (413, 411, a malformed
+    # body) carry them too; none of those before it reads a body.
+    "dragonheart_site.middleware.RequestBodyMiddleware",
     "dragonheart_site.middleware.DatabaseUnavailableMiddleware",
 ]
 
@@ -123,6 +126,11 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"
+# kombu's Redis transport with a channel that lets a worker survive Redis going away while it
+# holds a task (dragonheart_site/celery.py says how). Only for redis:// : naming a transport
+# overrides the URL's scheme, and rediss:// or sentinel:// need kombu's own handling.
+if REDIS_URL.startswith("redis://"):
+    CELERY_BROKER_TRANSPORT = "dragonheart_site.celery:RedisTransport"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -221,6 +229,15 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
+# --- Request bodies -------------------------------------------------------------------------
+# The largest body a request may have, checked before any of it is read: on the API by
+# middleware.RequestBodyMiddleware (a JSON 413), on pages by Django (its 400 page). The largest
+# legitimate API body, a sign-up with every field at its longest and every character
+# \u-escaped, is a few kilobytes (tests/api/test_bodies.py sends it); a play is a few hundred
+# bytes, and the pages' forms are as small. Django's default, 2.5 MB, would let any request
+# make a worker read and parse far more than any call can need.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024
+
 # --- REST API -------------------------------------------------------------------------------
 _renderers = ["dragonheart_site.renderers.JSONRenderer"]
 if DEBUG:
@@ -232,10 +249,17 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": _renderers,
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["dragonheart_site.parsers.JSONParser"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "dragonheart_site.negotiation.ContentNegotiation",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "dragonheart_site.api_errors.exception_handler",
+    # The client's address, for the throttles keyed on it (sign-up, token creation) and the
+    # login page's lockout (dragonheart_site.throttling.client_address): how many proxies in
+    # front of gunicorn append to X-Forwarded-For. 0 trusts no header and takes REMOTE_ADDR.
+    # N takes the N-th address from the right, the one the outermost proxy saw: what a client
+    # writes into the header itself lies to the left of it. More than the proxies there are
+    # would take the client's own words again; fewer, a proxy's address for every client.
+    "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
     "DEFAULT_THROTTLE_CLASSES": ["dragonheart_site.throttling.WindowScopedRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "signup": env.str("THROTTLE_SIGNUP", default="20/hour"),

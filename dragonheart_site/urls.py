@@ -1,12 +1,41 @@
+from typing import Any
+
 from django.contrib import admin
+from django.http import HttpResponseBase
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from accounts import views as account_views
 from accounts.throttling import ThrottledLoginView
 from dragonheart_site.health import HealthApi
+from dragonheart_site.renderers import JSONRenderer
 from games import views
 from notifications import views as notification_views
+
+
+def _errors_in_json(request: Request, response: HttpResponseBase) -> None:
+    """drf-spectacular's views render their errors in their own format (the schema's YAML, the
+    docs' HTML); the API's errors are JSON wherever they come from."""
+    if isinstance(response, Response) and response.status_code >= 400:
+        request.accepted_renderer, request.accepted_media_type = JSONRenderer(), "application/json"
+
+
+class SchemaView(SpectacularAPIView):
+    def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
+        _errors_in_json(request, response)
+        return super().finalize_response(request, response, *args, **kwargs)
+
+
+class DocsView(SpectacularSwaggerSplitView):
+    # OPTIONS would describe the view through its HTML renderer, which cannot: a 405 instead.
+    metadata_class = None
+
+    def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
+        _errors_in_json(request, response)
+        return super().finalize_response(request, response, *args, **kwargs)
+
 
 # Django tries the patterns in order: the API's busiest routes (opening a game, playing) come
 # first, so that they do not pay for matching every page's pattern (8% of opening a game).
@@ -14,9 +43,9 @@ urlpatterns = [
     path("api/", include("games.urls")),
     path("api/", include("accounts.urls")),
     path("api/health/", HealthApi.as_view(), name="api-health"),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/schema/", SchemaView.as_view(), name="api-schema"),
     # The split view serves its script as a file, for the Content-Security-Policy.
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/docs/", DocsView.as_view(url_name="api-schema"), name="api-docs"),
     path("", views.home, name="home"),
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/profile/", account_views.profile, name="profile"),
@@ -40,4 +69,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
 ]
 
+# The API answers JSON, whatever fails; pages keep Django's own.
+handler400 = "dragonheart_site.api_errors.bad_request"
 handler404 = "dragonheart_site.api_errors.not_found"
+handler500 = "dragonheart_site.api_errors.server_error"

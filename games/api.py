@@ -116,6 +116,8 @@ class GamePagination(CursorPagination):
 
 
 class GameListCreateApi(APIView):
+    reads_body = frozenset({"POST"})  # see dragonheart_site.middleware.RequestBodyMiddleware
+
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         class Meta:
             ref_name = "GameCreateInput"
@@ -226,6 +228,9 @@ GameRematchApi = _action("GameRematch", "Ask for a rematch (returns the new game
 
 class PlayCreateApi(APIView):
     throttle_scope = "plays"
+    # A malformed play is reported after the errors the documented order puts first, here
+    # rather than by dragonheart_site.middleware.RequestBodyMiddleware.
+    reads_body = frozenset({"POST"})
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         class Meta:

@@ -29,8 +29,10 @@ class Workers:
         self.broker_url, self.smtp_port, self.log = broker_url, smtp_port, log
         self.started: list[WorkerProcess] = []
 
-    def start(self, **env: str) -> WorkerProcess:
-        worker = WorkerProcess(broker_url=self.broker_url, smtp_port=self.smtp_port, log=self.log)
+    def start(self, *options: str, **env: str) -> WorkerProcess:
+        worker = WorkerProcess(
+            broker_url=self.broker_url, smtp_port=self.smtp_port, log=self.log, options=options
+        )
         worker.env.update(env)
         self.started.append(worker.start())
         return worker

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
@@ -28,7 +29,10 @@ def database_url() -> str:
 
 
 class WorkerProcess:
-    def __init__(self, *, broker_url: str, smtp_port: int, log: Path) -> None:
+    """``options`` replace the default pool (solo: one task at a time, in the worker's own
+    process), e.g. ``("--pool=prefork", "--concurrency=2")`` as docker-compose runs it."""
+
+    def __init__(self, *, broker_url: str, smtp_port: int, log: Path, options: Sequence[str] = ()) -> None:
         self.env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "dragonheart_site.settings",
@@ -42,11 +46,12 @@ class WorkerProcess:
             "LOG_LEVEL": "WARNING",
         }
         self.log = log
+        self.options = list(options) or ["--pool=solo"]
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> WorkerProcess:
         command = [str(Path(sys.executable).with_name("celery")), "-A", "dragonheart_site", "worker"]
-        command += ["--pool=solo", "--loglevel=INFO", "--without-gossip", "--without-mingle"]
+        command += [*self.options, "--loglevel=INFO", "--without-gossip", "--without-mingle"]
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=out, stderr=out)
         return self
