@@ -3,8 +3,9 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext_lazy
+from django.utils.translation import ngettext
 
 from engine.bots import BOTS
 from games.models import DAYS_PER_TURN
@@ -17,7 +18,22 @@ BOT_LABELS = {
 }
 
 
+def _days(days: int) -> str:
+    return ngettext("%(days)d day", "%(days)d days", days) % {"days": days}
+
+
+# Translated when a page shows it, in that page's language: a label built when this module
+# loads would stay in the language of that moment (English) for every page.
+_days_lazy = lazy(_days, str)
+
+
 class CreateGameForm(forms.Form):
+    # Which opponent (the ``against`` choice) each field is for; the others are for every game.
+    # The page shows a field only while its opponent is chosen (pure CSS, so the form still
+    # works without a script), and clean() judges a field only when it applies.
+    FOR_OPPONENT = {"username": "user", "private": "open", "bot": "bot"}
+    field_order = ["against", "username", "bot", "private", "preset", "series", "target", "days_per_turn"]
+
     OPPONENTS = [
         ("user", _("a player I name")),
         ("open", _("anyone (open challenge)")),
@@ -51,8 +67,7 @@ class CreateGameForm(forms.Form):
     )
     days_per_turn = forms.TypedChoiceField(
         label=_("Time for each turn"),
-        choices=[("", _("no limit (casual)"))]
-        + [(d, ngettext_lazy("%(days)d day", "%(days)d days", d) % {"days": d}) for d in DAYS_PER_TURN],
+        choices=[("", _("no limit (casual)"))] + [(d, _days_lazy(d)) for d in DAYS_PER_TURN],
         coerce=int,
         empty_value=None,
         required=False,
@@ -67,6 +82,23 @@ class CreateGameForm(forms.Form):
         if data.get("series") and not data.get("target"):
             self.add_error("target", _("Give the number of games."))
         return data
+
+    def add_error(self, field: str | None, error: Any) -> None:
+        # Each error is shown beside its field (home.html); point the field at it, so that a
+        # screen reader reads the error with the field. Errors of the service (views.home)
+        # come this way too.
+        super().add_error(field, error)
+        if field in self.fields:
+            self.fields[field].widget.attrs["aria-describedby"] = f"id_{field}_error"
+
+    def rows(self) -> list[tuple[forms.BoundField, str]]:
+        """(field, what it is for) for home.html: "user", "open" or "bot" for a field only one
+        opponent needs, "series" for the number of games, "" for a field every game has."""
+        return [
+            (self[name], "series" if name == "target" else self.FOR_OPPONENT.get(name, ""))
+            for name in self.fields
+            if name != "against"
+        ]
 
     def service_arguments(self) -> dict[str, Any]:
         data = self.cleaned_data

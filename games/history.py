@@ -1,11 +1,12 @@
 """The history of a game in words, and the board as it stood at any step.
 
-Each step is one event; what a viewer may see at that step comes from engine.visibility, as
-everywhere else."""
+The history page steps one turn at a time (``turns_of``); the older event-by-event helpers
+(``state_at``, ``first_unseen_step``) stay for the turn emails. What a viewer may see at any step
+comes from engine.visibility, as everywhere else."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -66,16 +67,15 @@ def describe(event: Event, names: dict[str, str], values: dict[str, int] = CARD_
         return _("%(who)s had no card left and passed.") % {"who": who}
     if kind == ev.CARDS_CAPTURED:
         cards = event["cards"]
-        return ngettext(
-            "%(who)s took %(count)d card from %(space)s: %(points)d points.",
-            "%(who)s took %(count)d cards from %(space)s: %(points)d points.",
+        points = sum(values[c] for c in cards)
+        # Two plurals in one sentence (cards and points): each part gets its own form.
+        taking = ngettext(
+            "%(who)s took %(count)d card from %(space)s",
+            "%(who)s took %(count)d cards from %(space)s",
             len(cards),
-        ) % {
-            "who": who,
-            "count": len(cards),
-            "space": _space(event["space"]),
-            "points": sum(values[c] for c in cards),
-        }
+        ) % {"who": who, "count": len(cards), "space": _space(event["space"])}
+        worth = ngettext("%(n)d point", "%(n)d points", points) % {"n": points}
+        return _("%(taking)s: %(points)s.") % {"taking": taking, "points": worth}
     if kind == ev.CARDS_MOVED_TO_HOLD:
         return _("The %(type)s went into the hold.") % {
             "type": type_name(event["space"], len(event["cards"]))
@@ -149,4 +149,44 @@ def first_unseen_step(log: list[Event], seat: str | None) -> int:
 
 
 def names_of(game: Any) -> dict[str, str]:
-    return {seat: game.player_name(seat) or _("(open seat)") for seat in ("a", "b")}
+    return {seat: game.shown_player_name(seat) or _("(open seat)") for seat in ("a", "b")}
+
+
+# A turn begins with its play (engine/events.py: the chain of a turn).
+TURN_OPENERS = frozenset({ev.CARDS_PLAYED, ev.TURN_PASSED})
+
+
+class Turn(NamedTuple):
+    """One step of the history: ``log[start:end]``. ``number`` is 0 for the deal, else the
+    engine's turn number; ``seat`` is who played it (None for the deal)."""
+
+    number: int
+    seat: str | None
+    start: int
+    end: int
+
+
+def turns_of(log: list[Event]) -> list[Turn]:
+    """The deal, then one step per turn: the play with everything it caused, up to its
+    ``turn_ended`` (and the ``game_ended`` of a rules end). Events outside any turn's chain (a
+    vacation, a resignation, a timeout) change nothing on the board and belong to the step
+    they follow, so that every step is a turn and a step's board is the state after it."""
+    starts = [0] + [i for i, event in enumerate(log) if event["kind"] in TURN_OPENERS]
+    ends = [*starts[1:], len(log)]
+    return [
+        Turn(number, log[start].get("seat") if number else None, start, end)
+        for number, (start, end) in enumerate(zip(starts, ends, strict=True))
+    ]
+
+
+def turn_of_step(turns: list[Turn], step: int) -> int:
+    """The turn holding event ``step`` (1-based, as the old ``?step=N`` links counted)."""
+    index = min(max(step, 1), turns[-1].end) - 1
+    return next(turn.number for turn in turns if turn.start <= index < turn.end)
+
+
+def first_unseen_turn(turns: list[Turn], seat: str | None) -> int:
+    """The turn just after ``seat``'s last completed turn: where "since your last turn" opens
+    (the deal when the seat has played none yet, the last turn when nothing came after)."""
+    own = [turn.number for turn in turns if seat is not None and turn.seat == seat]
+    return min(own[-1] + 1, turns[-1].number) if own else 0

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from engine.events import Event, upcast
@@ -47,6 +48,24 @@ class Series(models.Model):
 
 
 DAYS_PER_TURN = (1, 2, 3, 5, 7, 14)
+
+# The bots' levels as pages name them: "Computer (medium)", never the API's "bot:medium".
+BOT_LEVELS = {
+    "random": _("random"),
+    "greedy": _("greedy"),
+    "medium": _("medium"),
+    "strong": _("strong"),
+}
+
+
+def shown_name(name: str | None) -> str | None:
+    """What a page shows for a player name of ``Game.player_name``: a username as it is, a
+    bot as "Computer (medium)" in the page's language. Usernames cannot hold a colon (Django's
+    validator), so the ``bot:`` prefix is unambiguous. The API keeps ``bot:NAME``."""
+    if name is None or not name.startswith("bot:"):
+        return name
+    level = name.removeprefix("bot:")
+    return gettext("Computer (%(level)s)") % {"level": BOT_LEVELS.get(level, level)}
 
 
 class Game(models.Model):
@@ -127,6 +146,10 @@ class Game(models.Model):
         if seat == "b" and self.bot:
             return f"bot:{self.bot}"
         return (self.player_a_name if seat == "a" else self.player_b_name) or None
+
+    def shown_player_name(self, seat: str) -> str | None:
+        """``player_name`` as pages show it (a bot as "Computer (medium)"): see shown_name."""
+        return shown_name(self.player_name(seat))
 
     @property
     def name_a(self) -> str | None:

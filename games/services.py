@@ -8,9 +8,10 @@ import json
 import logging
 import random
 import secrets
-from collections.abc import Sequence
-from contextlib import nullcontext
-from datetime import timedelta
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -398,8 +399,48 @@ def _record(
                 _series_progress(game)
     if note is not None:
         notifications.announce(note)
-    if not state.over and game.bot and state.to_move == BOT_SEAT:
+    if not state.over and game.bot and state.to_move == BOT_SEAT and not _page_plays_bot_turn():
         transaction.on_commit(lambda: _queue_bot_turn(game.pk))
+
+
+# Set while a page's play is recorded: see bot_turn_paced_by_page.
+_paced_by_page: ContextVar[bool] = ContextVar("bot_turn_paced_by_page", default=False)
+
+
+@contextmanager
+def bot_turn_paced_by_page() -> Iterator[None]:
+    """Record a play from the game page. When tasks run in-process (the embedded default), a
+    queued bot turn would be played at once inside the player's request, whatever its
+    countdown, and the player would never see the board between their play and the bot's.
+    Within this block the bot's turn is left for the page's poll (views.game_poll), which
+    plays it once it is due; with a worker the countdown already delays it."""
+    token = _paced_by_page.set(True)
+    try:
+        yield
+    finally:
+        _paced_by_page.reset(token)
+
+
+def bot_turn_due_for_page(turn_started_at: datetime | None) -> bool:
+    """Whether the game page's poll should play the bot's turn now: only when tasks run
+    in-process (a worker plays it on its own countdown) and once the bot has waited its
+    BOT_MOVE_DELAY_SECONDS since the turn became its own."""
+    from django.conf import settings
+
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        return False
+    if turn_started_at is None:
+        return True
+    return timezone.now() - turn_started_at >= timedelta(seconds=settings.BOT_MOVE_DELAY_SECONDS)
+
+
+def _page_plays_bot_turn() -> bool:
+    """True when the bot's turn is left to the page's poll: a page's play, tasks in-process,
+    and a delay to wait (a delay of 0 asks for the reflex: tests of whole games use it). A
+    page closed meanwhile leaves the turn to the next visit or to the sweep."""
+    from django.conf import settings
+
+    return _paced_by_page.get() and settings.CELERY_TASK_ALWAYS_EAGER and settings.BOT_MOVE_DELAY_SECONDS > 0
 
 
 def _queue_bot_turn(game_id: str) -> None:

@@ -4,6 +4,7 @@ engine.visibility like the API."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from django import forms
@@ -23,8 +24,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.throttling import throttled_post
 from engine.cards import CAPACITY, TYPES
-from games import event_log, history, presenters, selectors, services
-from games.errors import GameError
+from games import event_log, guide, history, presenters, selectors, services, turns
+from games.errors import GameError, StaleVersion
 from games.forms import CreateGameForm, PlayForm
 from games.models import Game, Series, Vacation
 
@@ -48,17 +49,45 @@ def _next_url(request: HttpRequest) -> str:
     return reverse("home")
 
 
+# A refusal of game_create that is about one field of the new-game form, shown beside it.
+CREATE_ERROR_FIELDS = {
+    "unknown_opponent": "username",
+    "self_challenge": "username",
+    "unknown_bot": "bot",
+    "invalid_clock": "days_per_turn",
+    "invalid_series": "target",
+}
+
+
 def home(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return render(request, "welcome.html")
+    if request.method == "GET" and "lobby" in request.GET:
+        return _lobby_poll(request)
     form = CreateGameForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
             game = services.game_create(creator=request.user, **form.service_arguments())
             return redirect("game", game_id=game.pk)
         except GameError as exc:
-            form.add_error(None, exc.detail)
-    return render(request, "home.html", {"form": form, "lists": selectors.lobby(request.user)})
+            form.add_error(CREATE_ERROR_FIELDS.get(exc.code), exc.detail)
+    context = {
+        "form": form,
+        "lists": selectors.lobby(request.user),
+        "lobby_version": selectors.lobby_version(request.user),
+    }
+    return render(request, "home.html", context)
+
+
+def _lobby_poll(request: HttpRequest) -> HttpResponse:
+    """The lobby asks every few seconds with the fingerprint of what it shows: one query and
+    no content while nothing changed; else the lists afresh, which htmx swaps in place (the
+    new-game form, and whatever the player is typing in it, stays as it is)."""
+    version = selectors.lobby_version(request.user)
+    if version == request.GET["lobby"]:
+        return HttpResponse(status=204)
+    context = {"lists": selectors.lobby(request.user), "lobby_version": version}
+    return render(request, "games/_lobby_live.html", context)
 
 
 @require_http_methods(["GET", "POST"])
@@ -87,6 +116,40 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
     return render(request, "games/invite.html", {"game": game, "error": error})
 
 
+@require_GET
+def how_to_play(request: HttpRequest) -> HttpResponse:
+    """The rules in words and pictures, for the options of ``?game=ID`` or of the link."""
+    rules = guide.rules_for(request.GET)
+    context = {
+        "rules": rules,
+        "options": rules.options,
+        "deck": guide.deck(rules.options),
+        "deck_points": guide.deck_points(rules.options),
+        "from_game": rules.game,
+        "boxes": guide.chain(
+            {**{kind: capfirst(history.type_name(kind)) for kind in TYPES}, "hold": _("Hold")}
+        ),
+        "arrows": guide.ARROWS,
+    }
+    return render(request, "how_to_play.html", context)
+
+
+@login_required
+@require_GET
+def game_waiting(request: HttpRequest, game_id: str) -> HttpResponse:
+    """The waiting page polls this while its challenge waits: one indexed read; 204 while the
+    status holds, else the page reloads (into the game once accepted, or the news that the
+    challenge was declined or cancelled)."""
+    status = Game.objects.filter(pk=game_id).values_list("status", flat=True).first()
+    if status is None:
+        return HttpResponse(status=404)
+    if status == request.GET.get("status"):
+        return HttpResponse(status=204)
+    response = HttpResponse(status=200)
+    response["HX-Refresh"] = "true"
+    return response
+
+
 # Board layout, as on the printed board: each space beside the ones it takes from.
 BOARD_ORDER = (
     "chest",
@@ -102,6 +165,9 @@ BOARD_ORDER = (
 
 
 def _spaces(board: dict[str, list[dict[str, Any]]] | None) -> list[dict[str, Any]]:
+    """The nine spaces in board order. A stack shows its top card and a count (a chest space
+    can hold twenty cards: drawn in full it would push the hand off a phone's screen); a
+    limited space shows each of its slots."""
     spaces = []
     for kind in BOARD_ORDER:
         cards = board[kind] if board else []
@@ -110,12 +176,52 @@ def _spaces(board: dict[str, list[dict[str, Any]]] | None) -> list[dict[str, Any
             {
                 "kind": kind,
                 "cards": cards,
+                "top": cards[-1] if cards else None,
                 "capacity": capacity,
                 "free": capacity - len(cards) if capacity else None,
-                "slots": [i < len(cards) for i in range(capacity or 0)],
+                "slots": [cards[i] if i < len(cards) else None for i in range(capacity or 0)],
             }
         )
     return spaces
+
+
+def _hand_groups(hand: list[dict[str, Any]] | None) -> list[list[dict[str, Any]]]:
+    """The hand sorted into groups of one type, in board order: a turn plays one type."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for card in hand or []:
+        groups.setdefault(card["type"], []).append(card)
+    return [groups[kind] for kind in TYPES if kind in groups]
+
+
+def _takings(board: dict[str, list[dict[str, Any]]] | None) -> dict[str, dict[str, int]]:
+    """Cards and points each choice would take now, for the princess and hero prompts."""
+    piles = {"chests": "chest", "stones": "stone_dragon", "princesses": "princess", "trolls": "troll"}
+    return {
+        choice: {
+            "cards": len(board[kind]) if board else 0,
+            "points": sum(c["value"] for c in board[kind]) if board else 0,
+        }
+        for choice, kind in piles.items()
+    }
+
+
+def _end_notice(view: dict[str, Any], me: str | None, names: dict[str, str]) -> str:
+    """The end in sight, before the viewer plays (RULES.md R1.9.1: the game ends once turn
+    ``last_turn`` is complete; ``turn`` counts completed turns)."""
+    last, turn = view["last_turn"], view["turn"]
+    if last is None or view["status"] != "active" or view["to_move"] is None:
+        return ""
+    if me is None:
+        return _("Turn %(n)d is the last of the game.") % {"n": last}
+    mine_next = turn + 1 if view["to_move"] == me else turn + 2
+    opponent = names[{"a": "b", "b": "a"}[me]]
+    if mine_next > last:
+        return _("The game ends after %(name)s's next turn: you do not play again.") % {"name": opponent}
+    if mine_next + 2 <= last:
+        return _("The game ends after turn %(n)d.") % {"n": last}
+    if view["to_move"] == me:
+        return _("This is your last turn: the game ends after it.")
+    return _("Your next turn is your last.")
 
 
 def _breakdown(view: dict[str, Any]) -> list[dict[str, Any]]:
@@ -136,14 +242,30 @@ def _breakdown(view: dict[str, Any]) -> list[dict[str, Any]]:
 def _game_context(request: HttpRequest, game: Game) -> dict[str, Any]:
     state = event_log.load_state(game) if game.version else None
     view = presenters.game_view(game, state, request.user)
+    me = view["your_seat"]
+    names = turns.shown_names(game)
+    turns_shown = (
+        turns.turn_context(
+            turns.last_turns(game, me, state.values), presenters.faces(state.options.deck_profile)
+        )
+        if state is not None
+        else turns.turn_context([], {})
+    )
     return {
         "game": game,
         "view": view,
         "spaces": _spaces(view["board"]),
+        "hand_groups": _hand_groups(view["hand"]),
+        "takings": _takings(view["board"]),
+        "end_notice": _end_notice(view, me, names) if state is not None else "",
+        **turns_shown,
+        "bot_pending": bool(game.bot)
+        and game.status == Game.Status.ACTIVE
+        and game.to_move == services.BOT_SEAT,
         "breakdown": _breakdown(view) if view["result"] and view["revealed"] else [],
         "series": Series.objects.filter(pk=game.series_id).first() if game.series_id else None,
-        "me": view["your_seat"],
-        "opponent": {"a": "b", "b": "a"}.get(view["your_seat"] or ""),
+        "me": me,
+        "opponent": {"a": "b", "b": "a"}.get(me or ""),
         "reason": history.end_reason(game.end_reason) if game.end_reason else "",
         "away": [
             {"name": game.player_name("a" if v.user_id == game.player_a_id else "b"), "until": v.ends_at}
@@ -173,12 +295,30 @@ def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
 @login_required
 @require_GET
 def game_poll(request: HttpRequest, game_id: str) -> HttpResponse:
-    """htmx polls this every few seconds: one indexed read of the version; 204 while nothing
-    changed, else ask the page to reload."""
-    version = Game.objects.filter(pk=game_id).values_list("version", flat=True).first()
-    if version is None:
+    """htmx polls this every few seconds: one indexed read; 204 while nothing changed, else ask
+    the page to reload. In a bot game the poll is also the bot's clock when tasks run
+    in-process: the page's play only hands the turn over (services.bot_turn_paced_by_page),
+    and once the bot has "thought" for BOT_MOVE_DELAY_SECONDS the next poll plays its turn, so
+    the player sees the result of their own play first and the bot's reply as its own step."""
+    row = (
+        Game.objects.filter(pk=game_id)
+        .values_list("version", "bot", "to_move", "status", "turn_started_at")
+        .first()
+    )
+    if row is None:
         return HttpResponse(status=404)
-    if str(version) == request.GET.get("version"):
+    version, bot, to_move, status, started = row
+    if (
+        bot
+        and status == Game.Status.ACTIVE
+        and to_move == services.BOT_SEAT
+        and services.bot_turn_due_for_page(started)
+    ):
+        # Idempotent: of two polls at once, one plays and the other finds nothing to do.
+        played = services.bot_play_turn(game_id=game_id)
+    else:
+        played = False
+    if not played and str(version) == request.GET.get("version"):
         return HttpResponse(status=204)
     response = HttpResponse(status=200)
     response["HX-Refresh"] = "true"
@@ -192,16 +332,24 @@ def game_play(request: HttpRequest, game_id: str) -> HttpResponse:
     game = _game_or_404(game_id)
     cards = request.POST.getlist("cards")[:6]
     form = PlayForm(request.POST)
+    stale = False
     if form.is_valid():
         try:
-            services.game_play(
-                game=game,
-                user=request.user,
-                cards=cards,
-                choice=form.cleaned_data["choice"] or None,
-                expected_version=form.cleaned_data["expected_version"],
-            )
+            with services.bot_turn_paced_by_page():
+                services.game_play(
+                    game=game,
+                    user=request.user,
+                    cards=cards,
+                    choice=form.cleaned_data["choice"] or None,
+                    expected_version=form.cleaned_data["expected_version"],
+                )
             return redirect("game", game_id=game.pk)
+        except StaleVersion:
+            # Sent from a page that was behind (another tab, the API, the bot): nothing is
+            # played; the page shows the position as it now is and says so.
+            stale = True
+            error = _("The game moved on: here is the position now. Nothing was played; choose again.")
+            game.refresh_from_db()
         except GameError as exc:
             error = exc.detail
             game.refresh_from_db()
@@ -209,7 +357,8 @@ def game_play(request: HttpRequest, game_id: str) -> HttpResponse:
         error = _("The play could not be read; reload the page and try again.")
     context = _game_context(request, game)
     context["play_error"] = error
-    return render(request, "games/game.html", context, status=400)
+    context["stale"] = stale
+    return render(request, "games/game.html", context, status=409 if stale else 400)
 
 
 def _act(service: Any, done: str) -> Any:
@@ -246,36 +395,102 @@ game_rematch = _act(services.game_rematch, "rematch")
 @login_required
 @require_GET
 def game_history(request: HttpRequest, game_id: str) -> HttpResponse:
+    """One turn of the game (``?turn=N``, 0 the deal; the last by default), its events in words
+    and the board after it, as the viewer may see it then; the whole log beside it."""
     game = get_object_or_404(Game, pk=game_id)
     rows = event_log.read_events(game)
     if not rows:
         return redirect("game", game_id=game.pk)
     log = [row.as_engine_event() for row in rows]
     seat = game.seat_of(request.user)
+    turns = history.turns_of(log)
+    step = _history_turn(request, turns, seat)
+    last = turns[-1].number
+    live = step == last and game.status == Game.Status.ACTIVE
+    # A past position has no clock: the deadline is the present turn's, so the panels of any
+    # other step are drawn from a copy of the game without it (never saved).
+    shown_game = game if live else _without_clock(game)
+    state = history.state_at(log, turns[step].end)
     revealed = game.status == Game.Status.FINISHED
-    last = len(log)
-    default = history.first_unseen_step(log, seat) if request.GET.get("since") else last
-    try:
-        step = min(max(int(request.GET.get("step", default)), 1), last)
-    except ValueError:
-        step = last
-    state = history.state_at(log, step)
-    names = history.names_of(game)
-    shown = [presenters.event_view(row, game, request.user) for row in rows]
-    lines = [{"step": i + 1, "text": history.describe(e, names, state.values)} for i, e in enumerate(shown)]
-    view = presenters.state_view(game, state, request.user, revealed=revealed)
+    view = presenters.state_view(shown_game, state, request.user, revealed=revealed)
+    log_turns = _history_log(rows, turns, game, request.user, state.values)
+    opener = log[turns[step].start]  # the turn's play (the deal's start for step 0)
     return render(
         request,
         "games/history.html",
         {
-            "game": game,
+            "game": shown_game,
             "view": view,
             "spaces": _spaces(view["board"]),
             "step": step,
             "last": last,
-            "lines": lines,
-            "current": lines[step - 1],
+            "turns": log_turns,
+            "current": log_turns[step],
+            "lines": log_turns[step]["lines"],
+            "live": live,
+            "seats": _history_seats(view, seat),
+            # The cards this turn put down, marked on the board as the game page marks the
+            # latest turn's; a history step is no moment for the capture animation.
+            "fresh": set(opener["cards"]) if opener["kind"] == "cards_played" else set(),
+            "flights": [],
             "me": seat,
             "opponent": {"a": "b", "b": "a"}.get(seat or ""),
         },
     )
+
+
+def _history_seats(view: dict[str, Any], me: str | None) -> dict[str, dict[str, Any]]:
+    """The two seats in the order of the game page: the opponent above the board, the viewer
+    below (a spectator sees seat b above, a below), each with the cards it may show now: the
+    viewer's own hand, and every hand and draw pile once the game is over."""
+    players = {p["seat"]: p for p in view["players"]}
+    revealed = view["revealed"]
+
+    def side(seat: str) -> dict[str, Any]:
+        hand = revealed["hands"][seat] if revealed else view["hand"] if seat == me else None
+        pile = revealed["piles"][seat] if revealed else None
+        return {"player": players[seat], "own": seat == me, "hand": hand, "pile": pile}
+
+    top = {"a": "b", "b": "a"}.get(me or "", "b")
+    return {"top": side(top), "bottom": side(me or "a")}
+
+
+def _history_turn(request: HttpRequest, turns: list[history.Turn], seat: str | None) -> int:
+    """The turn asked for: ``?turn=N``; an old event link ``?step=N`` opens the turn holding
+    that event; ``?since=1`` the first turn after the viewer's own last; else the last."""
+    last = turns[-1].number
+    try:
+        if "turn" in request.GET:
+            return min(max(int(request.GET["turn"]), 0), last)
+        if "step" in request.GET:
+            return history.turn_of_step(turns, int(request.GET["step"]))
+    except ValueError:
+        return last
+    return history.first_unseen_turn(turns, seat) if request.GET.get("since") else last
+
+
+def _without_clock(game: Game) -> Game:
+    past = copy.copy(game)
+    past.deadline = None
+    return past
+
+
+def _history_log(
+    rows: list[Any], turns: list[history.Turn], game: Game, viewer: Any, values: dict[str, int]
+) -> list[dict[str, Any]]:
+    """Every turn with its events in words, as the viewer may see them. The end of a turn goes
+    without saying (each turn is its own entry)."""
+    names = history.names_of(game)
+    shown = [presenters.event_view(row, game, viewer) for row in rows]
+    return [
+        {
+            "number": turn.number,
+            "who": names[turn.seat] if turn.seat else "",
+            "lines": [
+                history.describe(shown[i], names, values)
+                for i in range(turn.start, turn.end)
+                if shown[i]["kind"] != "turn_ended"
+            ],
+        }
+        for turn in turns
+    ]

@@ -1,3 +1,30 @@
+// The last turn's captures fly from their space to the taker's panel, once, after the page
+// opens (none under prefers-reduced-motion: the CSS hides them too). Only positions are set
+// here; the cards themselves are in the page, and lay face up on the board before.
+(function () {
+  "use strict";
+  if (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  document.querySelectorAll(".flight").forEach((flight) => {
+    const from = flight.dataset.from === "hold"
+      ? document.querySelector('.hold[data-space="hold"]')
+      : document.querySelector(`.space[data-space="${flight.dataset.from}"]`);
+    const to = document.querySelector(`.player[data-seat="${flight.dataset.to}"] .taken`);
+    if (!from || !to) return;
+    const a = from.getBoundingClientRect();
+    const b = to.getBoundingClientRect();
+    flight.hidden = false;
+    const own = flight.getBoundingClientRect();
+    const left = a.left + a.width / 2 - own.width / 2;
+    const top = a.top + a.height / 2 - own.height / 2;
+    flight.style.left = `${left}px`;
+    flight.style.top = `${top}px`;
+    flight.style.setProperty("--dx", `${b.left + b.width / 2 - left - own.width / 2}px`);
+    flight.style.setProperty("--dy", `${b.top + b.height / 2 - top - own.height / 2}px`);
+    flight.classList.add("flying");
+    flight.addEventListener("animationend", () => { flight.hidden = true; });
+  });
+})();
+
 // Taking a turn: pick cards of one type, see the space they go to, the free slots and the
 // choice the play needs, then confirm. The server checks everything again; this only helps.
 (function () {

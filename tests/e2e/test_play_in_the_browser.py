@@ -94,11 +94,14 @@ def test_two_people_play_a_whole_game_in_their_browsers_and_step_through_its_his
     expect(alice.locator(".result")).to_be_visible()
     shots(alice, "final-score")
 
-    alice.goto(game_url + "history/?step=1")
+    # The history steps by turns: the deal, then each turn with everything it caused.
+    alice.goto(game_url + "history/?turn=0")
     expect(alice.locator(".current")).to_contain_text("begins")
     alice.keyboard.press("ArrowRight")
-    expect(alice).to_have_url(re.compile(r"step=2"))
+    expect(alice).to_have_url(re.compile(r"turn=1$"))
+    expect(alice.locator(".current h2")).to_contain_text("Turn 1: ")
     alice.locator("#step-last").click()
+    expect(alice).to_have_url(re.compile(rf"turn={turns}$"))
     expect(alice.locator(".log li.now")).to_contain_text("Game over")
 
 

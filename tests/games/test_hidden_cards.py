@@ -159,3 +159,34 @@ def test_the_card_put_back_is_on_top_of_the_losers_pile_where_nobody_else_sees_i
     assert put_back in hidden_ids(game.pk, "a")
     assert put_back in hidden_ids(game.pk, None)
     assert game.state["piles"]["b"][0] == put_back
+
+
+def _region(html: str, pattern: str) -> str:
+    return "".join(re.findall(pattern, html, re.S))
+
+
+@pytest.mark.parametrize("name", ["alice", "bob", "charlie"])
+def test_the_last_turn_and_its_animation_show_no_hidden_card(people, running, name):
+    """The words of the last turns (a draw, the card put back) and the cards the page flies
+    from the board to a taker's panel are built from the log: scanned here on their own."""
+    html = _browser(people[name]).get(f"/games/{running.pk}/").content.decode()
+    news = _region(html, r'<section class="news".*?</section>')
+    flights = _region(html, r'<div class="flight".*?</div>')
+    secret = _secret(running, name)
+
+    assert 'class="last-turn' in news or running.version <= 1
+    assert not set(CARD_ID.findall(news)) & secret, f"{name}'s last turn names hidden cards"
+    assert not set(CARD_ID.findall(flights)) & secret, f"{name}'s capture animation shows hidden cards"
+    assert not set(CARD_ID.findall(html)) & secret
+
+
+def test_the_capture_animation_carries_only_cards_that_lay_on_the_board(monkeypatch, alice, bob):
+    game = _dragon_lost_with_a_card_put_back(monkeypatch, alice, bob)
+    html = _browser(alice).get(f"/games/{game.pk}/").content.decode()
+    flown = set(CARD_ID.findall(_region(html, r'<div class="flight".*?</div>')))
+
+    rows = GameEvent.objects.filter(game=game, kind="cards_captured")
+    captured = {card for row in rows for card in row.payload["cards"]}
+    assert flown == {"a12"}  # alice's last princess took the petrified dragon lying there
+    assert flown <= captured
+    assert _put_back(game) not in html

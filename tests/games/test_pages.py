@@ -102,11 +102,11 @@ def test_the_lobby_costs_the_same_queries_for_one_game_and_for_twenty(client, al
     assert _queries(page, "/") == one
 
 
-def test_the_history_steps_through_every_event(client, alice, bob):
+def test_the_history_of_a_new_game_opens_at_the_deal(client, alice, bob):
     game = _started(alice, bob)
     page = _page_client(client, alice)
-    first = page.get(f"/games/{game.pk}/history/?step=1").content.decode()
-    assert "step 1 of 1" in first
+    first = page.get(f"/games/{game.pk}/history/?turn=0").content.decode()
+    assert "The deal" in first
     assert "begins" in first
 
 
@@ -162,9 +162,11 @@ def test_since_your_last_turn_opens_after_your_last_turn(client, alice, bob, api
     waiting = bob if Game.objects.get(pk=game.pk).to_move == "b" else alice
     seat = "b" if waiting == bob else "a"
     rows = list(game.events.order_by("seq"))
-    last_own_end = max(r.seq for r in rows if r.kind == "turn_ended" and r.payload["seat"] == seat)
+    last_own_turn = max(
+        r.payload["turn"] for r in rows if r.kind == "turn_ended" and r.payload["seat"] == seat
+    )
     page = _page_client(client, waiting).get(f"/games/{game.pk}/history/?since=1").content.decode()
-    assert f"step {last_own_end + 1} of {len(rows)}" in page
+    assert f"turn {last_own_turn + 1} of 3" in page
 
 
 def test_the_profile_saves_email_preferences(client, alice):

@@ -69,3 +69,16 @@ def test_the_events_page_costs_the_same_for_a_short_and_a_long_game(api, alice, 
     advance(api, game_id, 30)
     long = _queries(lambda: api["bob"].get(f"/api/games/{game_id}/events/"))
     assert short == long <= 4
+
+
+def test_the_game_page_with_its_last_turns_costs_the_same_early_and_late(client, api, alice, bob):
+    game_id = _new_game(api, alice, bob)
+    client.force_login(alice)
+    advance(api, game_id, 2, keep_running=True)  # both seats have a last turn to tell
+    early = _queries(lambda: client.get(f"/games/{game_id}/"))
+    advance(api, game_id, 60, keep_running=True)
+    late_page = client.get(f"/games/{game_id}/").content.decode()
+    late = _queries(lambda: client.get(f"/games/{game_id}/"))
+
+    assert 'class="last-turn' in late_page
+    assert early == late <= 6

@@ -111,6 +111,10 @@ PAGES = [
     Row("game", "GET", "/games/no-such-game/", signed_in("404", "login")),
     Row("game-poll", "GET", "/games/{active}/poll/?version=-1", signed_in("200", "login")),
     Row("game-play", "POST", "/games/{active}/play/", ("302+", "400", "400", "login"), LEGAL),
+    Row("game-waiting", "GET", "/games/{challenge}/waiting/?status=challenge", signed_in("204", "login")),
+    # The rules are for everyone; a game's options are no secret (anyone may watch it).
+    Row("how-to-play", "GET", "/how-to-play/", same("200")),
+    Row("how-to-play", "GET", "/how-to-play/?game={active}", same("200")),
     Row("game-history", "GET", "/games/{active}/history/", signed_in("200", "login")),
     # Refused actions come back to the game page with a message, having changed nothing.
     Row("game-accept", "POST", "/games/{challenge}/accept/", ("302", "302+", "302", "login")),

@@ -84,11 +84,11 @@ def test_a_turn_is_played_without_any_csp_violation(live_server, browser, consol
 
 
 def _step_through_history(page: Page, game_url: str) -> None:
-    page.goto(game_url + "history/?step=1")
+    page.goto(game_url + "history/?turn=0")
     page.keyboard.press("ArrowRight")  # static/js/history.js
-    expect(page).to_have_url(re.compile(r"step=2"))
-    page.locator("#step-slider").fill("1")  # the slider submits itself (static/js/site.js)
-    expect(page).to_have_url(re.compile(r"step=1"))
+    expect(page).to_have_url(re.compile(r"turn=1$"))
+    page.locator("#step-slider").fill("0")  # the slider submits itself (static/js/site.js)
+    expect(page).to_have_url(re.compile(r"turn=0$"))
 
 
 def _switch_language(page: Page) -> None:

@@ -1,0 +1,38 @@
+"""What the lobby and the waiting page say about the players of a game: names as pages show
+them (a bot as "Computer (medium)") and, for a finished game, how it went for the viewer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from games.models import Game, shown_name
+
+register = template.Library()
+
+
+@register.filter
+def player(name: str | None) -> str | None:
+    """``{{ p.username|player }}``: a name from ``Game.player_name`` or a view's ``username``
+    as pages show it; see games.models.shown_name."""
+    return shown_name(name)
+
+
+@register.filter
+def outcome_for(game: Game, user: Any) -> str:
+    """For ``user`` in a finished game: "won", "lost" or "draw"; "" for anyone else (a game
+    they watch, or one not finished)."""
+    seat = game.seat_of(user)
+    if seat is None or game.status != Game.Status.FINISHED:
+        return ""
+    if not game.winner:
+        return "draw"
+    return "won" if game.winner == seat else "lost"
+
+
+@register.filter
+def opponent_of(game: Game, user: Any) -> str | None:
+    """The other player's shown name, for "waiting for bob"; None for an open seat."""
+    seat = game.seat_of(user)
+    return game.shown_player_name("b" if seat == "a" else "a")

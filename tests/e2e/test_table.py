@@ -1,0 +1,270 @@
+"""The game page as a table, in headless Chromium: the last turn told, the bot's reply as its
+own step, the end in sight, the whole table on the first screen of a phone and a desktop, and
+pages that never go stale."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+from typing import Any
+
+import pytest
+from django.test import Client
+from playwright.sync_api import Page, expect
+
+from accounts import services as account_services
+from engine.cards import CARD_TYPE
+from games import services
+from games.models import Game
+from tests.e2e.test_play_in_the_browser import shown_ids
+from tests.games.helpers import hidden_ids
+from tests.games.tables import play, play_first_legal, stack_the_deck, start
+
+pytestmark = pytest.mark.django_db(transaction=True)
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+# alice opens with a 1-point chest; bob's fire dragon (2) takes it.
+A_HAND = ["a00", "a02", "a16", "a23", "a24"]
+B_HAND = ["b07", "b01", "b23", "b24", "b25"]
+
+
+def _user(name: str) -> Any:
+    return account_services.user_create(
+        username=name, password="dragon-heart-42", email=f"{name}@example.com"
+    )
+
+
+def _signed_in(open_page: Any, live_server: Any, user: Any, **context: Any) -> Page:
+    """A browser page with ``user``'s session (the login form is tested elsewhere)."""
+    client = Client()
+    client.force_login(user)
+    page = open_page(**context)
+    page.context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
+    return page
+
+
+def _play_in_page(page: Page, card: str) -> None:
+    page.locator(f'label.hand-card:has(input[value="{card}"])').click()
+    page.locator("#play-button").click()
+
+
+@pytest.fixture
+def players(db):  # type: ignore[no-untyped-def]
+    return _user("alice"), _user("bob")
+
+
+def test_the_other_player_sees_the_last_turn_in_english_and_in_german(
+    live_server, open_page, monkeypatch, players
+):
+    alice, bob = players
+    stack_the_deck(monkeypatch, a=A_HAND, b=B_HAND)
+    game = start(alice, bob, rules={"first_player": "a"})
+    url = f"{live_server.url}/games/{game.pk}/"
+    alice_page = _signed_in(open_page, live_server, alice, viewport=PHONE)
+    bob_page = _signed_in(open_page, live_server, bob, viewport=PHONE)
+    alice_page.goto(url)
+    bob_page.goto(url)
+    expect(bob_page.locator(".news")).to_contain_text("Waiting for your opponent")
+    expect(bob_page.get_by_role("checkbox", name="Fire dragon 2")).to_have_count(1)  # cards are named
+
+    _play_in_page(alice_page, "a00")
+
+    # Bob's page reloads itself (its poll) and tells him first what alice did.
+    news = bob_page.locator(".news .last-turn").first
+    expect(news).to_contain_text("alice, turn 1:", timeout=15_000)
+    expect(news).to_contain_text("alice played 1 treasure chest (1).")
+    expect(bob_page.locator('.space-chest .card[data-card="a00"]')).to_have_class(re.compile("fresh"))
+    assert bob_page.locator(".news").get_attribute("aria-live") == "polite"
+
+    bob_page.get_by_label("Language").select_option("de")
+    expect(bob_page.locator(".news .last-turn").first).to_contain_text("alice, Zug 1:")
+    expect(bob_page.locator(".news .last-turn").first).to_contain_text("alice legte aus: 1 Schatztruhe (1).")
+    expect(bob_page.get_by_role("checkbox", name="Feuerdrache 2")).to_have_count(1)
+    expect(bob_page.locator(".board").get_by_role("img", name="Schatztruhe 1")).to_have_count(1)
+    assert not shown_ids(bob_page.content(), hidden_ids(game.pk, "b"))
+
+
+def test_the_bots_reply_arrives_as_its_own_step_after_the_players_own_play(
+    live_server, open_page, settings, players, shots
+):
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.BOT_MOVE_DELAY_SECONDS = 3
+    alice, _bob = players
+    game = services.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "a"})
+    page = _signed_in(open_page, live_server, alice, viewport=PHONE)
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    card = next(c for c in game.state["hands"]["a"] if CARD_TYPE[c] not in ("princess", "hero"))  # no choice
+
+    _play_in_page(page, card)
+
+    # First the result of alice's own play, with the bot still to move...
+    expect(page.locator(".news .last-turn").first).to_contain_text("Your turn 1:")
+    expect(page.locator(".news .status")).to_contain_text("is thinking")
+    assert Game.objects.get(pk=game.pk).to_move == "b"
+    shots(page, "bot-thinking-phone")
+    # ...then, a moment later, the bot's turn as its own step, the page updating itself.
+    expect(page.locator(".news .last-turn").first).to_contain_text(
+        "Computer (greedy), turn 2:", timeout=20_000
+    )
+    expect(page.locator(".news .status")).to_contain_text("Your turn")
+    expect(page.locator("#play-button")).to_be_visible()
+
+
+def test_the_voyages_and_the_last_turn_notice_are_shown_before_the_last_play(
+    live_server, open_page, players, shots
+):
+    alice, bob = players
+    game = start(alice, bob)
+    for _ in range(400):
+        game.refresh_from_db()
+        if game.state["last_turn"] is not None:
+            break
+        play_first_legal(game)
+    mover = alice if game.to_move == "a" else bob
+    page = _signed_in(open_page, live_server, mover, viewport=PHONE)
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+
+    expect(page.locator(".voyage-count")).to_have_text(f"Voyages {game.state['voyages']}/3")
+    expect(page.locator(".end-notice")).to_have_text("This is your last turn: the game ends after it.")
+    expect(page.locator(".end-notice")).to_be_in_viewport()
+    shots(page, "last-turn-notice-phone")
+
+
+def _inside(page: Page, selector: str, viewport: dict[str, int]) -> None:
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    assert box["x"] >= 0, (selector, box)
+    assert box["y"] >= 0, (selector, box)
+    assert box["x"] + box["width"] <= viewport["width"] + 0.5, (selector, box)
+    assert box["y"] + box["height"] <= viewport["height"] + 0.5, (selector, box)
+
+
+@pytest.mark.parametrize(("size", "viewport"), [("phone", PHONE), ("desktop", DESKTOP)])
+def test_the_whole_table_is_on_the_first_screen(
+    live_server, open_page, monkeypatch, players, shots, size, viewport
+):
+    alice, bob = players
+    stack_the_deck(monkeypatch, a=["a16", "a00", "a23", "a38", "a44"], b=["b03", "b11", "b23", "b24", "b39"])
+    game = start(alice, bob, rules={"first_player": "a"})
+    for cards, choice in ((["a00"], None), (["b03"], None), (["a23"], None), (["b23"], None)):
+        play(game, cards, choice)
+    page = _signed_in(open_page, live_server, alice, viewport=viewport)
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    page.locator('label.hand-card:has(input[data-type="princess"])').first.click()  # the prompt opens
+    expect(page.locator('fieldset.choice[data-for="princess"]')).to_be_visible()
+
+    for selector in [".news", ".seat-top .player", ".seat-bottom .player", ".hand", "#play-button"]:
+        _inside(page, selector, viewport)
+    spaces = page.locator(".board .space")
+    assert spaces.count() == 9
+    for i in range(9):
+        _inside(page, f".board .space >> nth={i}", viewport)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    for target in [page.locator("#play-button"), *page.locator("label.hand-card").all()]:
+        box = target.bounding_box()
+        assert box
+        assert box["width"] >= 44
+        assert box["height"] >= 44
+    shots(page, f"table-{size}")
+
+
+def test_a_capture_flies_from_its_space_to_the_taker_and_not_under_reduced_motion(
+    live_server, open_page, monkeypatch, players, shots
+):
+    alice, bob = players
+    stack_the_deck(monkeypatch, a=A_HAND, b=B_HAND)
+    game = start(alice, bob, rules={"first_player": "a"})
+    play(game, ["a00"])
+    play(game, ["b07"])  # bob's fire dragon takes alice's chest
+    url = f"{live_server.url}/games/{game.pk}/"
+
+    page = _signed_in(open_page, live_server, alice, viewport=PHONE)
+    page.goto(url)
+    flight = page.locator('.flight[data-from="chest"][data-to="b"]')
+    expect(flight).to_have_class(re.compile("flying"))
+    # Hold the animation half-way for the picture.
+    page.evaluate("document.getAnimations().forEach((a) => { a.pause(); a.currentTime = 950; })")
+    expect(flight).to_be_visible()
+    assert flight.locator(".card").get_attribute("data-card") == "a00"
+    shots(page, "capture-mid-animation")
+
+    still = _signed_in(open_page, live_server, alice, viewport=PHONE, reduced_motion="reduce")
+    still.goto(url)
+    expect(still.locator(".news .last-turn").first).to_contain_text("bob took 1 card")
+    expect(still.locator(".flight")).to_be_hidden()
+    assert still.evaluate("document.getAnimations().length") == 0
+
+
+def test_a_play_from_a_stale_page_says_the_game_moved_on_and_shows_the_position_now(
+    live_server, open_page, monkeypatch, players
+):
+    alice, bob = players
+    stack_the_deck(monkeypatch, a=A_HAND, b=B_HAND)
+    game = start(alice, bob, rules={"first_player": "a"})
+    page = _signed_in(open_page, live_server, alice, viewport=PHONE)
+    page.route("**/poll/**", lambda route: route.abort())  # a page that missed the news
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    # Meanwhile, in another tab, alice plays her chest, and bob answers.
+    services.game_play(game=game, user=alice, cards=["a00"], choice=None, expected_version=game.version)
+    play(game, ["b07"])
+
+    _play_in_page(page, "a02")
+
+    expect(page.locator(".error.stale")).to_have_text(
+        "The game moved on: here is the position now. Nothing was played; choose again."
+    )
+    expect(page.locator(".news .last-turn").first).to_contain_text("bob, turn 2:")
+    assert page.locator('input[name="expected_version"]').get_attribute("value") == str(game.version)
+    assert Game.objects.get(pk=game.pk).version == game.version
+
+
+def test_a_page_showing_your_turn_updates_itself_when_the_turn_is_played_elsewhere(
+    live_server, open_page, monkeypatch, players
+):
+    alice, bob = players
+    stack_the_deck(monkeypatch, a=A_HAND, b=B_HAND)
+    game = start(alice, bob, rules={"first_player": "a"})
+    page = _signed_in(open_page, live_server, alice, viewport=PHONE)
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    expect(page.locator(".news .status")).to_contain_text("Your turn")
+
+    # The API's play goes through the same service (tests/games/test_api_games.py).
+    token = account_services.token_create(user=alice, name="elsewhere")[1]
+    request = urllib.request.Request(
+        f"{live_server.url}/api/games/{game.pk}/plays/",
+        data=json.dumps({"cards": ["a00"], "expected_version": game.version}).encode(),
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request) as response:
+        assert response.status == 201
+
+    expect(page.locator(".news .status")).to_contain_text("Waiting for your opponent", timeout=15_000)
+    expect(page.locator(".news .last-turn").first).to_contain_text("Your turn 1:")
+
+
+def test_a_turn_can_be_played_with_the_keyboard_alone(live_server, open_page, monkeypatch, players):
+    alice, bob = players
+    stack_the_deck(monkeypatch, a=A_HAND, b=B_HAND)
+    game = start(alice, bob, rules={"first_player": "a"})
+    page = _signed_in(open_page, live_server, alice, viewport=DESKTOP)
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    chest = page.get_by_role("checkbox", name="Treasure chest 1")
+
+    chest.focus()
+    page.keyboard.press("Space")
+    outline = page.locator('label.hand-card:has(input[value="a00"]) .card').evaluate(
+        "(card) => getComputedStyle(card).outlineStyle"
+    )
+    page.keyboard.press("Tab")
+    while page.evaluate("document.activeElement.id") != "play-button":
+        page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+
+    assert outline == "solid"  # the focused card shows it
+    expect(page.locator(".news .last-turn").first).to_contain_text(
+        "Your turn 1: alice played 1 treasure chest (1)."
+    )
+    assert Game.objects.get(pk=game.pk).to_move == "b"
