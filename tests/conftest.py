@@ -44,6 +44,16 @@ def _seeded_table(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.fixture(autouse=True)
+def _default_language():  # type: ignore[no-untyped-def]
+    """A request in another language leaves that language active in the thread (the locale
+    middleware activates it and nothing deactivates it): the next test would read German."""
+    yield
+    from django.utils import translation
+
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache(settings):  # type: ignore[no-untyped-def]
     """Throttle counters and tokens' users live in the cache (and, for a second, in this
     process: accounts.authentication); no test should inherit another's."""

@@ -1,9 +1,17 @@
-// The last turn's captures fly from their space to the taker's panel, once, after the page
-// opens (none under prefers-reduced-motion: the CSS hides them too). Only positions are set
+// The last turn's captures fly from their space to the taker's panel, once per position,
+// after the page opens (none under prefers-reduced-motion: the CSS hides them too). Only positions are set
 // here; the cards themselves are in the page, and lay face up on the board before.
 (function () {
   "use strict";
   if (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  // Once per position: a reload of the same position (or coming back to it) shows the cards
+  // where they are without flying them again.
+  const game = document.querySelector(".game[data-version]");
+  const key = `flown:${location.pathname}`;
+  try {
+    if (!game || sessionStorage.getItem(key) === game.dataset.version) return;
+    sessionStorage.setItem(key, game.dataset.version);
+  } catch (e) { /* storage refused: fly every time */ }
   document.querySelectorAll(".flight").forEach((flight) => {
     const from = flight.dataset.from === "hold"
       ? document.querySelector('.hold[data-space="hold"]')

@@ -198,6 +198,22 @@ def test_a_capture_flies_from_its_space_to_the_taker_and_not_under_reduced_motio
     assert still.evaluate("document.getAnimations().length") == 0
 
 
+def test_a_capture_flies_once_and_not_again_when_the_same_position_is_reloaded(
+    live_server, open_page, monkeypatch, players
+):
+    alice, bob = players
+    stack_the_deck(monkeypatch, a=A_HAND, b=B_HAND)
+    game = start(alice, bob, rules={"first_player": "a"})
+    play(game, ["a00"])
+    play(game, ["b07"])  # bob's fire dragon takes alice's chest
+    page = _signed_in(open_page, live_server, alice, viewport=PHONE)
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    expect(page.locator(".flight.flying")).to_have_count(1)
+    page.reload()
+    expect(page.locator(".news .last-turn").first).to_contain_text("bob took 1 card")
+    expect(page.locator(".flight.flying")).to_have_count(0)
+
+
 def test_a_play_from_a_stale_page_says_the_game_moved_on_and_shows_the_position_now(
     live_server, open_page, monkeypatch, players
 ):
