@@ -4,6 +4,9 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 WORKDIR /app
 
+# The runtime lock first, so that the libraries' layer is rebuilt only when the lock changes.
+COPY requirements.lock ./
+RUN pip install -r requirements.lock
 COPY pyproject.toml README.md ./
 COPY engine engine
 COPY accounts accounts
@@ -14,7 +17,8 @@ COPY templates templates
 COPY static static
 COPY locale locale
 COPY manage.py gunicorn.conf.py ./
-RUN pip install . && useradd --create-home dragonheart
+# The project alone: its dependencies are the lock's.
+RUN pip install --no-deps . && useradd --create-home dragonheart
 
 # collectstatic needs settings but no secrets or database.
 RUN DEBUG=0 SECRET_KEY=build-only-not-secret python manage.py collectstatic --noinput

@@ -2,12 +2,11 @@ from __future__ import annotations
 
 from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 
-from accounts.authentication import cache_key, forget_locally
+from accounts.authentication import forget_locally
 from accounts.models import ApiToken, token_digest
 
 
@@ -47,8 +46,7 @@ def token_revoke(*, user: User, token_id: int) -> bool:
     if token is None:
         return False
     token.delete()
-    # Revocation is immediate in this process and in Redis; other server processes may
-    # still accept the token for up to LOCAL_SECONDS (see accounts.authentication).
-    cache.delete(cache_key(token.digest))
+    # Revocation is immediate in this process; other server processes may still accept the
+    # token for up to LOCAL_SECONDS (see accounts.authentication).
     forget_locally(token.digest)
     return True

@@ -22,7 +22,7 @@ from notifications.models import Notification
 from notifications.services import preferences_of
 
 
-def _record(user: object) -> dict[str, int]:
+def _win_loss_record(user: object) -> dict[str, int]:
     """Wins, losses and draws over finished games, in one query."""
     as_a = Q(player_a=user)
     as_b = Q(player_b=user)
@@ -55,7 +55,7 @@ def profile(request: HttpRequest) -> HttpResponse:
         request,
         "accounts/profile.html",
         {
-            "record": _record(user),
+            "record": _win_loss_record(user),
             "away": vacations.current(user),
             "preferences": form,
             "games": games,

@@ -1,56 +1,38 @@
-"""Django's Redis cache, keeping one client per connection pool.
+"""A counter that costs one round trip on Redis, for the throttles.
 
-The stock backend builds a new ``redis.Redis`` object for every call, and redis-py fills a
-table of ~170 response callbacks each time: a third of a millisecond of CPU per cache call
-here, paid three times by every play (authentication and the throttle's read and write).
-A client is thread-safe and holds no connection of its own, so one per pool is enough.
+The cache itself is django-redis (settings.CACHES), which keeps one Redis client per server for
+the life of the process. Its errors are not ignored: a cache that cannot answer raises redis'
+own ConnectionError or TimeoutError, and the API answers those with 503 ``cache_unavailable``
+(dragonheart_site.api_errors), unless the caller has a way round, as ``count_hit`` has.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from django.core.cache import caches
-from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from django_redis.cache import RedisCache
 from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
 
 
-class ReusingRedisCacheClient(RedisCacheClient):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._clients: dict[int, Any] = {}
-
-    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        index = self._get_connection_pool_index(write)  # type: ignore[attr-defined]
-        client = self._clients.get(index)
-        if client is None:
-            pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
-            client = self._clients[index] = self._client(connection_pool=pool)  # type: ignore[attr-defined]
-        return client
-
-
-class ReusingRedisCache(RedisCache):
-    def __init__(self, server: str, params: dict[str, Any]) -> None:
-        super().__init__(server, params)
-        self._class = ReusingRedisCacheClient
-
-
 def count_hit(key: str, timeout: int) -> int:
     """Add one to the counter ``key`` (created with ``timeout`` seconds to live) and return
-    its new value, atomically: one round trip on Redis, add-then-incr elsewhere."""
+    its new value, atomically: one round trip on Redis, add-then-incr elsewhere. With Redis
+    unreachable it logs a warning and returns 0: a throttle that cannot count lets the
+    request through rather than refuse every request while Redis is down."""
     cache = caches["default"]
     if isinstance(cache, RedisCache):
         full_key = cache.make_and_validate_key(key)
-        client = cache._cache.get_client(full_key, write=True)  # type: ignore[attr-defined]
-        pipe = client.pipeline(transaction=False)
+        # django-redis' raw client: INCR and EXPIRE NX in one pipeline, which its cache API
+        # (an incr that needs the key to exist, then a separate expire) cannot send at once.
+        pipe = cache.client.get_client(write=True).pipeline(transaction=False)
         pipe.incr(full_key)
         pipe.expire(full_key, timeout, nx=True)
         try:
             count, _ = pipe.execute()
-        except RedisError:  # a throttle that cannot count lets the request through
+        except RedisError:
             log.warning("cache unavailable; %s not counted", key)
             return 0
         return int(count)

@@ -121,7 +121,19 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- Cache, Celery --------------------------------------------------------------------------
 REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "dragonheart_site.cache.ReusingRedisCache", "LOCATION": REDIS_URL}}
+    # django-redis keeps one Redis client per server for the life of the process (Django's own
+    # backend built a new one, and redis-py's table of response callbacks, on every call).
+    # IGNORE_EXCEPTIONS stays off: a cache that cannot answer must not read as empty (the
+    # login lockout would count no failures). Callers with a way round catch redis' errors
+    # themselves (the throttles' count_hit); the API answers the rest with 503
+    # cache_unavailable (dragonheart_site.api_errors).
+    CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"IGNORE_EXCEPTIONS": False},
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

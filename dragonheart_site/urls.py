@@ -3,6 +3,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpResponseBase
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -68,6 +69,7 @@ urlpatterns = [
     path("games/<str:game_id>/resign/", views.game_resign, name="game-resign"),
     path("games/<str:game_id>/rematch/", views.game_rematch, name="game-rematch"),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language, for the switcher
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),  # turn.js's words
     path("admin/", admin.site.urls),
 ]
 

@@ -61,61 +61,81 @@ ABORTED: Final = "aborted"
 
 
 def game_started(decks: dict[str, list[str]], first: str, options: dict[str, Any]) -> Event:
-    return {"kind": GAME_STARTED, "v": 1, "decks": decks, "first": first, "options": options}
+    return {"kind": GAME_STARTED, "v": SCHEMA_VERSION, "decks": decks, "first": first, "options": options}
 
 
 def cards_played(seat: str, cards: list[str], space: str, choice: str | None) -> Event:
-    return {"kind": CARDS_PLAYED, "v": 1, "seat": seat, "cards": cards, "space": space, "choice": choice}
+    return {
+        "kind": CARDS_PLAYED,
+        "v": SCHEMA_VERSION,
+        "seat": seat,
+        "cards": cards,
+        "space": space,
+        "choice": choice,
+    }
 
 
 def turn_passed(seat: str) -> Event:
-    return {"kind": TURN_PASSED, "v": 1, "seat": seat}
+    return {"kind": TURN_PASSED, "v": SCHEMA_VERSION, "seat": seat}
 
 
 def cards_captured(seat: str, space: str, cards: list[str]) -> Event:
     """``space`` is a type key, or ``"hold"`` for a voyage's haul."""
-    return {"kind": CARDS_CAPTURED, "v": 1, "seat": seat, "space": space, "cards": cards}
+    return {"kind": CARDS_CAPTURED, "v": SCHEMA_VERSION, "seat": seat, "space": space, "cards": cards}
 
 
 def cards_moved_to_hold(space: str, cards: list[str]) -> Event:
-    return {"kind": CARDS_MOVED_TO_HOLD, "v": 1, "space": space, "cards": cards}
+    return {"kind": CARDS_MOVED_TO_HOLD, "v": SCHEMA_VERSION, "space": space, "cards": cards}
 
 
 def voyage_completed(seat: str, ships: list[str], voyages: int) -> Event:
-    return {"kind": VOYAGE_COMPLETED, "v": 1, "seat": seat, "ships": ships, "voyages": voyages}
+    return {"kind": VOYAGE_COMPLETED, "v": SCHEMA_VERSION, "seat": seat, "ships": ships, "voyages": voyages}
 
 
 def dragon_transferred(from_seat: str | None, to_seat: str, returned: str | None) -> Event:
     """``from`` is None when the dragon leaves the board; ``returned`` is the card the loser put
     on top of his own draw pile (hidden from everyone but the loser until the game ends)."""
-    return {"kind": DRAGON_TRANSFERRED, "v": 1, "from": from_seat, "to": to_seat, "returned": returned}
+    return {
+        "kind": DRAGON_TRANSFERRED,
+        "v": SCHEMA_VERSION,
+        "from": from_seat,
+        "to": to_seat,
+        "returned": returned,
+    }
 
 
 def cards_drawn(seat: str, cards: list[str]) -> Event:
-    return {"kind": CARDS_DRAWN, "v": 1, "seat": seat, "cards": cards}
+    return {"kind": CARDS_DRAWN, "v": SCHEMA_VERSION, "seat": seat, "cards": cards}
 
 
 def last_turn_scheduled(turn: int, reason: str, seat: str) -> Event:
     """``seat`` is the player whose turn triggered it (who sailed, or whose pile ran out)."""
-    return {"kind": LAST_TURN_SCHEDULED, "v": 1, "turn": turn, "reason": reason, "seat": seat}
+    return {"kind": LAST_TURN_SCHEDULED, "v": SCHEMA_VERSION, "turn": turn, "reason": reason, "seat": seat}
 
 
 def turn_ended(seat: str, turn: int) -> Event:
-    return {"kind": TURN_ENDED, "v": 1, "seat": seat, "turn": turn}
+    return {"kind": TURN_ENDED, "v": SCHEMA_VERSION, "seat": seat, "turn": turn}
 
 
 def game_ended(reason: str, scores: dict[str, int], winner: str | None, seat: str | None = None) -> Event:
     """``seat`` names who resigned, ran out of time or never moved, for those reasons."""
-    return {"kind": GAME_ENDED, "v": 1, "reason": reason, "scores": scores, "winner": winner, "seat": seat}
+    return {
+        "kind": GAME_ENDED,
+        "v": SCHEMA_VERSION,
+        "reason": reason,
+        "scores": scores,
+        "winner": winner,
+        "seat": seat,
+    }
 
 
 def vacation_started(seat: str, until: str) -> Event:
     """``until`` is an ISO 8601 time: the clocks of ``seat``'s turns stop until then."""
-    return {"kind": VACATION_STARTED, "v": 1, "seat": seat, "until": until}
+    return {"kind": VACATION_STARTED, "v": SCHEMA_VERSION, "seat": seat, "until": until}
 
 
 def vacation_ended(seat: str) -> Event:
-    return {"kind": VACATION_ENDED, "v": 1, "seat": seat}
+    return {"kind": VACATION_ENDED, "v": SCHEMA_VERSION, "seat": seat}
 
 
 Upcaster = Callable[[Event], Event]

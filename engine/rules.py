@@ -39,6 +39,8 @@ from engine.state import State
 CHESTS, STONES, PRINCESSES, TROLLS = "chests", "stones", "princesses", "trolls"
 PRINCESS_CHOICES = (CHESTS, STONES)
 HERO_CHOICES = (PRINCESSES, TROLLS)
+# What a voyage captures from (cards_captured.space): the hold, not a space of the board.
+HOLD = "hold"
 
 # Stable error codes (clients switch on them; never rename one).
 GAME_OVER = "game_over"
@@ -219,30 +221,54 @@ def _validate_choice(kind: str, fills: bool, choice: str | None) -> None:
 
 
 def _decide_play(state: State, play: Play, rng: RandomSource | None) -> list[Event]:
+    """A play, step by step: the guards, the cards put down, what they capture, the dragon or
+    the full space they leave behind, then the end of the turn."""
     if state.over:
         raise IllegalMove(GAME_OVER, "The game is over: no more plays.")
     seat = state.to_move
     assert seat is not None
     if play.seat is not None and play.seat != seat:
         raise IllegalMove(NOT_YOUR_TURN, f"It is seat {seat}'s turn, not seat {play.seat}'s.")
-    cards = play.cards
-    hand = state.hands[seat]
-    if not cards:
-        if hand:
-            raise IllegalMove(NO_CARDS, "Put down at least one card: passing is not allowed.")
-        if play.choice is not None:
-            raise IllegalMove(CHOICE_NOT_ALLOWED, "An empty turn takes no choice.")
-        if play.returned is not None:
-            raise IllegalMove(RETURNED_UNEXPECTED, "No card is put back: the dragon did not change hands.")
-        return _finish_turn(state, seat, [ev.turn_passed(seat)], 0, 0, state.dragon, False)
+    if not play.cards:
+        return _empty_turn(state, seat, play)
+    kind, fills = _validate_play(state, seat, play)
+    played = list(play.cards)
+    out = [ev.cards_played(seat, played, kind, play.choice)]
+    source = _capture_source(kind, fills, play.choice)
+    gained = _capture(state, seat, kind, source, played, out) if source else 0
+    dragon = state.dragon
+    if kind == PRINCESS:
+        dragon = _princess_dragon(state, seat, play, rng, out)
+    elif play.returned is not None:
+        raise IllegalMove(
+            RETURNED_UNEXPECTED, "No card is put back: this play does not take the dragon from the opponent."
+        )
+    elif fills:
+        _full_space(state, seat, kind, played, out)
+    hand_size = len(state.hands[seat]) - len(played)
+    return _finish_turn(state, seat, out, hand_size, gained, dragon, source == HOLD)
 
-    kind = _validate_cards(state, seat, cards)
-    board = state.board
-    n = len(cards)
-    capacity = CAPACITY.get(kind)
+
+def _empty_turn(state: State, seat: str, play: Play) -> list[Event]:
+    """A turn with an empty hand (the pile has run out): nothing is put down."""
+    if state.hands[seat]:
+        raise IllegalMove(NO_CARDS, "Put down at least one card: passing is not allowed.")
+    if play.choice is not None:
+        raise IllegalMove(CHOICE_NOT_ALLOWED, "An empty turn takes no choice.")
+    if play.returned is not None:
+        raise IllegalMove(RETURNED_UNEXPECTED, "No card is put back: the dragon did not change hands.")
+    return _finish_turn(state, seat, [ev.turn_passed(seat)], 0, 0, state.dragon, False)
+
+
+def _validate_play(state: State, seat: str, play: Play) -> tuple[str, bool]:
+    """Check the cards, the room on their space and the choice; return the cards' type and
+    whether they fill a limited space."""
+    kind = _validate_cards(state, seat, play.cards)
     fills = False
+    capacity = CAPACITY.get(kind)
     if capacity is not None:
-        free = capacity - len(board[kind])
+        n = len(play.cards)
+        free = capacity - len(state.board[kind])
         if n > free:
             raise IllegalMove(
                 TOO_MANY_CARDS,
@@ -253,60 +279,72 @@ def _decide_play(state: State, play: Play, rng: RandomSource | None) -> list[Eve
     choice = play.choice
     if choice is not None or kind == PRINCESS or (fills and kind == HERO):
         _validate_choice(kind, fills, choice)
+    return kind, fills
 
-    played = list(cards)
-    out = [ev.cards_played(seat, played, kind, choice)]
-    dragon = state.dragon
-    returned = None
-    dragon_event: Event | None = None
-    sailed = False
-    # What the play captures, from which space (effects of R1.6).
-    source = ""
+
+def _capture_source(kind: str, fills: bool, choice: str | None) -> str:
+    """The space the play captures from (effects of R1.6): a type key, HOLD for a voyage, or
+    "" when it captures nothing."""
     if kind == FIRE_DRAGON:
-        source = CHEST
-    elif kind == PRINCESS:
-        source = CHEST if choice == CHESTS else STONE_DRAGON
-        wins_dragon = choice == STONES and (bool(board[source]) or not state.options.dragon_requires_stone)
-        if wins_dragon and dragon != seat:
-            returned = _card_put_back(state, dragon, play.returned, rng)
-            dragon_event = ev.dragon_transferred(dragon, seat, returned)
-            dragon = seat
-    elif kind == TROLL:
-        source = PRINCESS
-    elif fills:
-        if kind == HUNTRESS:
-            source = FIRE_DRAGON
-        elif kind == HERO:
-            source = PRINCESS if choice == PRINCESSES else TROLL
-        elif kind == DWARF:
-            source = DWARF
-        else:
-            source = "hold"
-            sailed = True
-    if not source:
-        taken: list[str] = []
-    elif sailed:
+        return CHEST
+    if kind == PRINCESS:
+        return CHEST if choice == CHESTS else STONE_DRAGON
+    if kind == TROLL:
+        return PRINCESS
+    if not fills:
+        return ""
+    if kind == HUNTRESS:
+        return FIRE_DRAGON
+    if kind == HERO:
+        return PRINCESS if choice == PRINCESSES else TROLL
+    if kind == DWARF:
+        return DWARF
+    return HOLD
+
+
+def _capture(state: State, seat: str, kind: str, source: str, played: list[str], out: list[Event]) -> int:
+    """Record what the play takes from ``source`` and return the points it is worth. Dwarfs
+    that fill their space take themselves and the dwarfs already there."""
+    if source == HOLD:
         taken = state.hold
     elif kind == DWARF:
-        taken = board[DWARF] + played
+        taken = state.board[DWARF] + played
     else:
-        taken = board[source]
-    gained = 0
-    if taken:
-        out.append(ev.cards_captured(seat, source, list(taken)))
-        values = state.values
-        gained = sum([values[c] for c in taken])
-    if fills and kind in (HUNTRESS, HERO):
-        out.append(ev.cards_moved_to_hold(kind, board[kind] + played))
-    elif sailed:
-        out.append(ev.voyage_completed(seat, board[SHIP] + played, state.voyages + 1))
-    elif dragon_event is not None:
-        out.append(dragon_event)
+        taken = state.board[source]
+    if not taken:
+        return 0
+    out.append(ev.cards_captured(seat, source, list(taken)))
+    values = state.values
+    return sum([values[c] for c in taken])
+
+
+def _princess_dragon(
+    state: State, seat: str, play: Play, rng: RandomSource | None, out: list[Event]
+) -> str | None:
+    """Who holds the dragon after a princess play: one that takes the petrified dragons wins
+    it (R1.7), and its loser puts a card back. Returns the new holder."""
+    dragon = state.dragon
+    returned = None
+    wins = play.choice == STONES and (
+        bool(state.board[STONE_DRAGON]) or not state.options.dragon_requires_stone
+    )
+    if wins and dragon != seat:
+        returned = _card_put_back(state, dragon, play.returned, rng)
+        out.append(ev.dragon_transferred(dragon, seat, returned))
+        dragon = seat
     if play.returned is not None and returned is None:
         raise IllegalMove(
             RETURNED_UNEXPECTED, "No card is put back: this play does not take the dragon from the opponent."
         )
-    return _finish_turn(state, seat, out, len(hand) - n, gained, dragon, sailed)
+    return dragon
+
+
+def _full_space(state: State, seat: str, kind: str, played: list[str], out: list[Event]) -> None:
+    """A filled hero or huntress space goes to the hold; a filled ship space sails a voyage."""
+    if kind in (HUNTRESS, HERO):
+        out.append(ev.cards_moved_to_hold(kind, state.board[kind] + played))
+    elif kind == SHIP:
+        out.append(ev.voyage_completed(seat, state.board[SHIP] + played, state.voyages + 1))
 
 
 def _card_put_back(
@@ -335,14 +373,29 @@ def _card_put_back(
 def _finish_turn(
     state: State, seat: str, out: list[Event], hand_size: int, gained: int, dragon: str | None, sailed: bool
 ) -> list[Event]:
-    """Refill, the end triggers (R1.9) and the end of the turn."""
+    """The end triggers (R1.9) around the refill, then the end of the turn and maybe the game."""
     turn = state.turn + 1
     last_turn = state.last_turn
     reason = state.last_turn_reason
     if sailed and state.voyages + 1 >= 3 and (last_turn is None or turn + 1 < last_turn):
         last_turn, reason = turn + 1, ev.THIRD_VOYAGE
         out.append(ev.last_turn_scheduled(last_turn, reason, seat))
+    candidate = _draw(state, seat, turn, hand_size, dragon, out)
+    if candidate is not None and (last_turn is None or candidate < last_turn):
+        last_turn, reason = candidate, ev.DECK_EXHAUSTED
+        out.append(ev.last_turn_scheduled(last_turn, reason, seat))
+    out.append(ev.turn_ended(seat, turn))
+    if last_turn is not None and turn >= last_turn:
+        assert reason is not None
+        out.append(_game_end(state, seat, reason, gained, dragon))
+    return out
 
+
+def _draw(
+    state: State, seat: str, turn: int, hand_size: int, dragon: str | None, out: list[Event]
+) -> int | None:
+    """Refill the hand to five, six for the dragon's holder (R1.8). Returns the last turn that
+    the pile running out calls for under the deck-end option, or None."""
     pile = state.piles[seat]
     want = (6 if dragon == seat else 5) - hand_size
     if want > 0 and pile:
@@ -352,23 +405,18 @@ def _finish_turn(
         drawn = []
     mode = state.options.deck_end_mode
     if mode == "short_refill":
-        candidate = turn + 1 if want > len(pile) else None
-    elif drawn and len(drawn) == len(pile):
-        candidate = turn + 3 if mode == "bsw_next_turn" else turn + 1
-    else:
-        candidate = None
-    if candidate is not None and (last_turn is None or candidate < last_turn):
-        last_turn, reason = candidate, ev.DECK_EXHAUSTED
-        out.append(ev.last_turn_scheduled(last_turn, reason, seat))
+        return turn + 1 if want > len(pile) else None
+    if drawn and len(drawn) == len(pile):
+        return turn + 3 if mode == "bsw_next_turn" else turn + 1
+    return None
 
-    out.append(ev.turn_ended(seat, turn))
-    if last_turn is not None and turn >= last_turn:
-        assert reason is not None
-        points = dict(state.points)
-        points[seat] += gained
-        scores = {s: points[s] + (3 if dragon == s else 0) for s in SEATS}
-        out.append(ev.game_ended(reason, scores, winner_of(scores, dragon)))
-    return out
+
+def _game_end(state: State, seat: str, reason: str, gained: int, dragon: str | None) -> Event:
+    """The final scores: the points so far and this turn's, plus 3 for the dragon (R1.10)."""
+    points = dict(state.points)
+    points[seat] += gained
+    scores = {s: points[s] + (3 if dragon == s else 0) for s in SEATS}
+    return ev.game_ended(reason, scores, winner_of(scores, dragon))
 
 
 def legal_plays(state: State) -> list[Play]:

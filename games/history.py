@@ -6,6 +6,7 @@ comes from engine.visibility, as everywhere else."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from django.utils.translation import gettext as _
@@ -47,73 +48,118 @@ def state_at(log: list[Event], step: int) -> State:
 def describe(event: Event, names: dict[str, str], values: dict[str, int] = CARD_VALUES["standard"]) -> str:
     """One line of text for one event, as its viewer may see it (redacted events have no
     card ids, only counts)."""
-    kind = event["kind"]
-    who = names.get(event.get("seat") or "", "")
-    if kind == ev.GAME_STARTED:
-        return _("The cards are shuffled and dealt; %(first)s begins.") % {"first": names[event["first"]]}
-    if kind == ev.CARDS_PLAYED:
-        cards = event["cards"]
-        worth = ", ".join(str(values[c]) for c in cards) if event["space"] != "ship" else ""
-        line = _("%(who)s played %(count)d %(type)s") % {
-            "who": who,
-            "count": len(cards),
-            "type": type_name(event["space"], len(cards)),
-        }
-        line += f" ({worth})" if worth else ""
-        if event["choice"]:
-            line += " — " + _("chose %(choice)s") % {"choice": _choice(event["choice"])}
-        return line + "."
-    if kind == ev.TURN_PASSED:
-        return _("%(who)s had no card left and passed.") % {"who": who}
-    if kind == ev.CARDS_CAPTURED:
-        cards = event["cards"]
-        points = sum(values[c] for c in cards)
-        # Two plurals in one sentence (cards and points): each part gets its own form.
-        taking = ngettext(
-            "%(who)s took %(count)d card from %(space)s",
-            "%(who)s took %(count)d cards from %(space)s",
-            len(cards),
-        ) % {"who": who, "count": len(cards), "space": _space(event["space"])}
-        worth = ngettext("%(n)d point", "%(n)d points", points) % {"n": points}
-        return _("%(taking)s: %(points)s.") % {"taking": taking, "points": worth}
-    if kind == ev.CARDS_MOVED_TO_HOLD:
-        return _("The %(type)s went into the hold.") % {
-            "type": type_name(event["space"], len(event["cards"]))
-        }
-    if kind == ev.VOYAGE_COMPLETED:
-        return _("The ship sailed: voyage %(n)d.") % {"n": event["voyages"]}
-    if kind == ev.DRAGON_TRANSFERRED:
-        taker = names[event["to"]]
-        if event["from"] is None:
-            return _("%(who)s won the Great Dragon.") % {"who": taker}
-        loser = names[event["from"]]
-        if event["returned"] is None and not event.get("returned_count"):
-            return _("%(who)s took the Great Dragon from %(loser)s.") % {"who": taker, "loser": loser}
-        return _("%(who)s took the Great Dragon from %(loser)s, who put a card back on his pile.") % {
-            "who": taker,
-            "loser": loser,
-        }
-    if kind == ev.CARDS_DRAWN:
-        count = event.get("count", len(event["cards"] or []))
-        return ngettext("%(who)s drew %(count)d card.", "%(who)s drew %(count)d cards.", count) % {
-            "who": who,
-            "count": count,
-        }
-    if kind == ev.LAST_TURN_SCHEDULED:
-        why = _("the third voyage") if event["reason"] == ev.THIRD_VOYAGE else _("a draw pile ran out")
-        return _("After %(why)s, turn %(turn)d will be the last.") % {"why": why, "turn": event["turn"]}
-    if kind == ev.TURN_ENDED:
-        return _("End of turn %(turn)d.") % {"turn": event["turn"]}
-    if kind == ev.VACATION_STARTED:
-        return _("%(who)s is away until %(until)s: their clock stops.") % {
-            "who": who,
-            "until": event["until"][:10],
-        }
-    if kind == ev.VACATION_ENDED:
-        return _("%(who)s is back; their clock runs again.") % {"who": who}
-    if kind == ev.GAME_ENDED:
-        return _("Game over (%(reason)s).") % {"reason": end_reason(event["reason"])}
-    return str(kind)
+    line = _DESCRIBERS.get(event["kind"])
+    return str(event["kind"]) if line is None else line(event, names, values)
+
+
+def _who(event: Event, names: dict[str, str]) -> str:
+    return names.get(event.get("seat") or "", "")
+
+
+def _game_started(event: Event, names: dict[str, str], values: dict[str, int]) -> str:
+    return _("The cards are shuffled and dealt; %(first)s begins.") % {"first": names[event["first"]]}
+
+
+def _cards_played(event: Event, names: dict[str, str], values: dict[str, int]) -> str:
+    cards = event["cards"]
+    worth = ", ".join(str(values[c]) for c in cards) if event["space"] != "ship" else ""
+    line = _("%(who)s played %(count)d %(type)s") % {
+        "who": _who(event, names),
+        "count": len(cards),
+        "type": type_name(event["space"], len(cards)),
+    }
+    line += f" ({worth})" if worth else ""
+    if event["choice"]:
+        line += " — " + _("chose %(choice)s") % {"choice": _choice(event["choice"])}
+    return line + "."
+
+
+def _turn_passed(event: Event, names: dict[str, str], values: dict[str, int]) -> str:
+    return _("%(who)s had no card left and passed.") % {"who": _who(event, names)}
+
+
+def _cards_captured(event: Event, names: dict[str, str], values: dict[str, int]) -> str:
+    cards = event["cards"]
+    points = sum(values[c] for c in cards)
+    # Two plurals in one sentence (cards and points): each part gets its own form.
+    taking = ngettext(
+        "%(who)s took %(count)d card from %(space)s",
+        "%(who)s took %(count)d cards from %(space)s",
+        len(cards),
+    ) % {"who": _who(event, names), "count": len(cards), "space": _space(event["space"])}
+    worth = ngettext("%(n)d point", "%(n)d points", points) % {"n": points}
+    return _("%(taking)s: %(points)s.") % {"taking": taking, "points": worth}
+
+
+def _cards_moved_to_hold(event: Event, names: dict[str, str], values: dict[str, int]) -> str:
+    return _("The %(type)s went into the hold.") % {"type": type_name(event["space"], len(event["cards"]))}
+
+
+def _voyage_completed(event: Event, names: dict[str, str], values: dict[str, int]) -> str:
+    return _("The ship sailed: voyage %(n)d.") % {"n": event["voyages"]}
+
+
+def _dragon_transferred(event: Event, names: dict[str, str], values: dict[str, int]) -> str:
+    taker = names[event["to"]]
+    if event["from"] is None:
+        return _("%(who)s won the Great Dragon.") % {"who": taker}
+    loser = names[event["from"]]
+    # A viewer who may not see the card put back gets its count instead (engine.visibility).
+    if event["returned"] is None and not event.get("returned_count"):
+        return _("%(who)s took the Great Dragon from %(loser)s.") % {"who": taker, "loser": loser}
+    return _("%(who)s took the Great Dragon from %(loser)s, who put a card back on his pile.") % {
+        "who": taker,
+        "loser": loser,
+    }
+
+
+def _cards_drawn(event: Event, names: dict[str, str], values: dict[str, int]) -> str:
+    count = event.get("count", len(event["cards"] or []))
+    return ngettext("%(who)s drew %(count)d card.", "%(who)s drew %(count)d cards.", count) % {
+        "who": _who(event, names),
+        "count": count,
+    }
+
+
+def _last_turn_scheduled(event: Event, names: dict[str, str], values: dict[str, int]) -> str:
+    why = _("the third voyage") if event["reason"] == ev.THIRD_VOYAGE else _("a draw pile ran out")
+    return _("After %(why)s, turn %(turn)d will be the last.") % {"why": why, "turn": event["turn"]}
+
+
+def _turn_ended(event: Event, names: dict[str, str], values: dict[str, int]) -> str:
+    return _("End of turn %(turn)d.") % {"turn": event["turn"]}
+
+
+def _vacation_started(event: Event, names: dict[str, str], values: dict[str, int]) -> str:
+    return _("%(who)s is away until %(until)s: their clock stops.") % {
+        "who": _who(event, names),
+        "until": event["until"][:10],
+    }
+
+
+def _vacation_ended(event: Event, names: dict[str, str], values: dict[str, int]) -> str:
+    return _("%(who)s is back; their clock runs again.") % {"who": _who(event, names)}
+
+
+def _game_ended(event: Event, names: dict[str, str], values: dict[str, int]) -> str:
+    return _("Game over (%(reason)s).") % {"reason": end_reason(event["reason"])}
+
+
+_DESCRIBERS: dict[str, Callable[[Event, dict[str, str], dict[str, int]], str]] = {
+    ev.GAME_STARTED: _game_started,
+    ev.CARDS_PLAYED: _cards_played,
+    ev.TURN_PASSED: _turn_passed,
+    ev.CARDS_CAPTURED: _cards_captured,
+    ev.CARDS_MOVED_TO_HOLD: _cards_moved_to_hold,
+    ev.VOYAGE_COMPLETED: _voyage_completed,
+    ev.DRAGON_TRANSFERRED: _dragon_transferred,
+    ev.CARDS_DRAWN: _cards_drawn,
+    ev.LAST_TURN_SCHEDULED: _last_turn_scheduled,
+    ev.TURN_ENDED: _turn_ended,
+    ev.VACATION_STARTED: _vacation_started,
+    ev.VACATION_ENDED: _vacation_ended,
+    ev.GAME_ENDED: _game_ended,
+}
 
 
 def _choice(choice: str) -> str:

@@ -145,7 +145,7 @@ def _start(game: Game, first: str | None = None) -> State:
     """Shuffle, deal and record ``game_started``: the game becomes active."""
     event = start_game(_table_rng, Options(**game.options), first=first)
     state = state_from_start(event)
-    _record(
+    _append_with_follow_ups(
         game,
         [event],
         expected_version=0,
@@ -248,7 +248,7 @@ def game_play(
         ]
     )
     try:
-        _record(
+        _append_with_follow_ups(
             game, events, expected_version=expected_version, state=state, actor=user, companions=companions
         )
     except IntegrityError:
@@ -292,7 +292,7 @@ def game_resign(*, game: Game, user: Any) -> State:
         events = decide(state, Resign(seat))
         apply_events(state, events)
         try:
-            _record(game, events, expected_version=game.version, state=state, actor=user)
+            _append_with_follow_ups(game, events, expected_version=game.version, state=state, actor=user)
             return state
         except StaleVersion:
             game.refresh_from_db()
@@ -307,7 +307,7 @@ def game_time_out(*, game: Game) -> State:
     assert seat is not None
     events = decide(state, Abort(seat) if state.turn == 0 else Timeout(seat))
     apply_events(state, events)
-    _record(game, events, expected_version=game.version, state=state)
+    _append_with_follow_ups(game, events, expected_version=game.version, state=state)
     return state
 
 
@@ -342,7 +342,7 @@ def bot_play_turn(*, game_id: str) -> bool:
     events = decide(state, bot.choose(seat_view(state, BOT_SEAT, log)), _table_rng)
     apply_events(state, events)
     try:
-        _record(game, events, expected_version=game.version, state=state)
+        _append_with_follow_ups(game, events, expected_version=game.version, state=state)
     except StaleVersion:
         return False
     return True
@@ -362,7 +362,7 @@ def queue_overdue_bot_turns(*, waited_seconds: float) -> int:
     return len(game_ids)
 
 
-def _record(
+def _append_with_follow_ups(
     game: Game,
     events: list[Event],
     *,

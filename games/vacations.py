@@ -52,7 +52,7 @@ def vacation_start(*, user: Any, days: int, now: datetime | None = None) -> Vaca
     for game in _running_games(user):
         seat = game.seat_of(user)
         assert seat is not None
-        _record(game, ev.vacation_started(seat, vacation.ends_at.isoformat()))
+        _append_clock_event(game, ev.vacation_started(seat, vacation.ends_at.isoformat()))
     return vacation
 
 
@@ -77,7 +77,7 @@ def _close(vacation: Vacation) -> None:
         if game.to_move == seat and game.deadline is not None and game.turn_started_at is not None:
             stopped = vacation.ends_at - max(vacation.starts_at, game.turn_started_at)
             extra["deadline"] = game.deadline + max(stopped, timedelta(0))
-        _record(game, ev.vacation_ended(seat), **extra)
+        _append_clock_event(game, ev.vacation_ended(seat), **extra)
     Vacation.objects.filter(pk=vacation.pk).update(closed=True)
 
 
@@ -85,7 +85,7 @@ def _running_games(user: Any) -> list[Game]:
     return list(Game.objects.filter(Q(player_a=user) | Q(player_b=user), status=Game.Status.ACTIVE))
 
 
-def _record(game: Game, event: ev.Event, **extra: Any) -> None:
+def _append_clock_event(game: Game, event: ev.Event, **extra: Any) -> None:
     """Append a clock fact to one game; a play landing at the same moment moves the version,
     so reload and try again. A game that keeps moving under it is reported, never skipped: a
     vacation missing from a game would let its clock run out."""

@@ -21,6 +21,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRefresh
 
 from accounts.throttling import throttled_post
 from engine.cards import CAPACITY, TYPES
@@ -145,9 +146,7 @@ def game_waiting(request: HttpRequest, game_id: str) -> HttpResponse:
         return HttpResponse(status=404)
     if status == request.GET.get("status"):
         return HttpResponse(status=204)
-    response = HttpResponse(status=200)
-    response["HX-Refresh"] = "true"
-    return response
+    return HttpResponseClientRefresh()
 
 
 # Board layout, as on the printed board: each space beside the ones it takes from.
@@ -320,9 +319,7 @@ def game_poll(request: HttpRequest, game_id: str) -> HttpResponse:
         played = False
     if not played and str(version) == request.GET.get("version"):
         return HttpResponse(status=204)
-    response = HttpResponse(status=200)
-    response["HX-Refresh"] = "true"
-    return response
+    return HttpResponseClientRefresh()
 
 
 @login_required

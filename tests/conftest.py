@@ -55,8 +55,8 @@ def _default_language():  # type: ignore[no-untyped-def]
 
 @pytest.fixture(autouse=True)
 def _fresh_cache(settings):  # type: ignore[no-untyped-def]
-    """Throttle counters and tokens' users live in the cache (and, for a second, in this
-    process: accounts.authentication); no test should inherit another's."""
+    """Throttle counters live in the cache, and tokens' users for a second in this process
+    (accounts.authentication); no test should inherit another's."""
     from django.core.cache import cache
 
     from accounts.authentication import forget_locally

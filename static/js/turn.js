@@ -33,65 +33,74 @@
   });
 })();
 
-// Taking a turn: pick cards of one type, see the space they go to, the free slots and the
-// choice the play needs, then confirm. The server checks everything again; this only helps.
+// Taking a turn: pick cards of one type, see the space they go to and the choice the play
+// needs, then confirm. What may be played is the server's answer (the legal plays it renders
+// into the page), never worked out here; the server checks the play again when it comes.
+// The words are Django's JavaScript catalogue (djangojs.po, served at /jsi18n/ before this).
 (function () {
   "use strict";
   const form = document.getElementById("play-form");
   if (!form) return;
   const button = document.getElementById("play-button");
   const hint = document.getElementById("play-hint");
-  if (!button || !hint) return;
+  const data = document.getElementById("legal-plays");
+  if (!button || !hint || !data) return;
   const boxes = Array.from(form.querySelectorAll('input[name="cards"]'));
   const choices = Array.from(form.querySelectorAll("fieldset.choice"));
-  const heroLying = Number(form.dataset.heroLying || 0);
-  const t = (document.documentElement.lang || "en").slice(0, 2);
-  // The hints in each language of settings.LANGUAGES (kept here, not in a JS catalogue: five
-  // short sentences do not need one). Ukrainian has three plural forms.
-  const ukPlural = (n, one, few, many) =>
-    n % 10 === 1 && n % 100 !== 11 ? one : n % 10 >= 2 && n % 10 <= 4 && (n % 100 < 12 || n % 100 > 14) ? few : many;
-  const words = {
-    en: { pick: "Choose cards of one type.", mixed: "All cards of one turn must be of one type.",
-          slots: (n) => `Only ${n} free slot${n === 1 ? "" : "s"} on that space.`,
-          choose: "Choose what to take.", ready: "Ready: confirm your play." },
-    de: { pick: "Wähle Karten einer Sorte.", mixed: "Alle Karten eines Zuges müssen von derselben Sorte sein.",
-          slots: (n) => (n === 1 ? "Auf diesem Feld ist nur 1 Platz frei." : `Auf diesem Feld sind nur ${n} Plätze frei.`),
-          choose: "Wähle, was du nimmst.", ready: "Bereit: bestätige deinen Zug." },
-    es: { pick: "Elige cartas de un solo tipo.", mixed: "Todas las cartas de un turno deben ser del mismo tipo.",
-          slots: (n) => (n === 1 ? "Solo queda 1 hueco libre en ese espacio." : `Solo quedan ${n} huecos libres en ese espacio.`),
-          choose: "Elige qué te llevas.", ready: "Listo: confirma tu jugada." },
-    fr: { pick: "Choisissez des cartes d’un seul type.", mixed: "Toutes les cartes d’un tour doivent être du même type.",
-          slots: (n) => `Seulement ${n} place${n > 1 ? "s" : ""} libre${n > 1 ? "s" : ""} sur cet emplacement.`,
-          choose: "Choisissez ce que vous prenez.", ready: "Prêt : confirmez votre coup." },
-    uk: { pick: "Виберіть карти одного типу.", mixed: "Усі карти одного ходу мають бути одного типу.",
-          slots: (n) => `На цьому полі вільно лише ${n} ${ukPlural(n, "місце", "місця", "місць")}.`,
-          choose: "Виберіть, що взяти.", ready: "Готово: підтвердьте свій хід." },
-  };
-  const say = words[t] || words.en;
+  const byId = new Map(boxes.map((b) => [b.value, b]));
+  // The server lists one play per distinct multiset of values (the first such cards in hand
+  // order): a play is the same whichever of two equal cards is picked, so plays are compared
+  // by their type and values, not by their card ids.
+  const shape = (ids) => ids.map((id) => {
+    const box = byId.get(id);
+    return box ? `${box.dataset.type}:${box.dataset.value}` : id;
+  }).sort().join(" ");
+  const legal = (JSON.parse(data.textContent) || []).map((p) => ({ ...p, shape: shape(p.cards) }));
 
   function space(kind) { return document.querySelector(`.space[data-space="${kind}"]`); }
+
+  // Why no legal play matches the picked cards, in words.
+  function refusal(picked, kinds) {
+    if (picked.length === 0) return gettext("Choose cards of one type.");
+    if (kinds.size > 1) return gettext("All cards of one turn must be of one type.");
+    const kind = [...kinds][0];
+    const most = Math.max(0, ...legal.filter((p) => byId.get(p.cards[0])?.dataset.type === kind)
+      .map((p) => p.cards.length));
+    const fmt = ngettext("Only %(n)s free slot on that space.", "Only %(n)s free slots on that space.", most);
+    return interpolate(fmt, { n: most }, true);
+  }
+
+  // Shows the fieldset the matching plays choose in (none if one of them needs no choice);
+  // answers whether a choice is still missing.
+  function offerChoice(plays) {
+    const wanted = new Set(plays.map((p) => p.choice));
+    const needed = wanted.has(null) ? null
+      : choices.find((c) => Array.from(c.querySelectorAll("input")).some((i) => wanted.has(i.value)));
+    choices.forEach((c) => {
+      c.hidden = c !== needed;
+      if (c.hidden) c.querySelectorAll("input").forEach((i) => { i.checked = false; });
+    });
+    return Boolean(needed) && !needed.querySelector("input:checked");
+  }
 
   function update() {
     const picked = boxes.filter((b) => b.checked);
     const kinds = new Set(picked.map((b) => b.dataset.type));
     document.querySelectorAll(".space.target").forEach((s) => s.classList.remove("target"));
-    choices.forEach((c) => { c.hidden = true; });
-    let ok = picked.length > 0 || boxes.length === 0;
-    let message = boxes.length === 0 ? "" : say.pick;
-    if (kinds.size > 1) { ok = false; message = say.mixed; }
-    else if (kinds.size === 1) {
-      const kind = [...kinds][0];
-      const target = space(kind);
-      if (target) target.classList.add("target");
-      const free = target && target.dataset.free !== "" ? Number(target.dataset.free) : Infinity;
-      if (picked.length > free) { ok = false; message = say.slots(free); }
-      else {
-        message = say.ready;
-        const needs = kind === "princess" ? "princess" : (kind === "hero" && heroLying + picked.length === 2 ? "hero" : null);
-        choices.forEach((c) => { c.hidden = c.dataset.for !== needs; if (c.hidden) c.querySelectorAll("input").forEach((i) => { i.checked = false; }); });
-        const fieldset = choices.find((c) => c.dataset.for === needs);
-        if (fieldset && !fieldset.querySelector("input:checked")) { ok = false; message = say.choose; }
-      }
+    if (kinds.size === 1) space([...kinds][0])?.classList.add("target");
+    const key = shape(picked.map((b) => b.value));
+    const plays = legal.filter((p) => p.shape === key);
+    let ok = plays.length > 0;
+    let message;
+    if (!ok) {
+      offerChoice([{ choice: null }]);
+      message = refusal(picked, kinds);
+    } else if (offerChoice(plays)) {
+      ok = false;
+      message = gettext("Choose what to take.");
+    } else {
+      // An empty hand's one legal play is to pass: the button says so, the hint stays empty.
+      message = boxes.length === 0 ? "" : gettext("Ready: confirm your play.");
     }
     boxes.forEach((b) => b.closest("label").classList.toggle("picked", b.checked));
     button.disabled = !ok;

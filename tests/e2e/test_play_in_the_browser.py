@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 
 from games import services
 from games.models import Game
+from tests.e2e.conftest import goto
 from tests.games.helpers import hidden_ids
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -34,7 +35,7 @@ def sign_up(page: Page, base: str, username: str) -> None:
 def take_turn(page: Page, seen: set[str], shots=None) -> None:  # type: ignore[no-untyped-def]
     """Put down one card (always legal); prefer a play that asks a choice, once of each kind."""
     cards = page.locator('input[name="cards"]')
-    hero_lying = int(page.locator("#play-form").get_attribute("data-hero-lying") or 0)
+    hero_lying = int(page.locator('.space[data-space="hero"]').get_attribute("data-lying") or 0)
     types = [cards.nth(i).get_attribute("data-type") for i in range(cards.count())]
     if "hero" in types and hero_lying == 1 and "hero" not in seen:
         pick = types.index("hero")
@@ -81,7 +82,7 @@ def test_two_people_play_a_whole_game_in_their_browsers_and_step_through_its_his
     while Game.objects.get(pk=game_id).status == "active":
         game = Game.objects.get(pk=game_id)
         page = pages[game.to_move]
-        page.goto(game_url)
+        goto(page, game_url)
         assert not shown_ids(page.content(), hidden_ids(game_id, game.to_move))
         if turns == 2:
             shots(page, "board")
@@ -90,7 +91,7 @@ def test_two_people_play_a_whole_game_in_their_browsers_and_step_through_its_his
         assert turns < 300
     assert {"princess", "hero"} <= seen, f"the game never asked for both choices: {seen}"
 
-    alice.goto(game_url)
+    goto(alice, game_url)
     expect(alice.locator(".result")).to_be_visible()
     shots(alice, "final-score")
 
@@ -115,7 +116,7 @@ def test_a_player_plays_a_whole_game_against_the_computer(live_server, open_page
     game_url = page.url
     seen: set[str] = set()
     for _ in range(200):
-        page.goto(game_url)
+        goto(page, game_url)
         if page.locator(".result").count():
             break
         take_turn(page, seen)

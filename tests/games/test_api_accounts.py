@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from accounts import services as account_services
@@ -91,7 +92,7 @@ def test_the_token_list_shows_names_and_prefixes_but_never_a_key(alice):
 
 def test_a_revoked_token_no_longer_authenticates(alice):
     kept, revoked = _token("alice").json(), _token("alice").json()
-    assert _client_with(revoked["token"]).get("/api/games/").status_code == 200  # now cached
+    assert _client_with(revoked["token"]).get("/api/games/").status_code == 200  # now kept for a second
 
     response = _client_with(kept["token"]).delete(f"/api/tokens/{revoked['id']}/")
 
@@ -192,23 +193,58 @@ def test_a_missing_or_wrong_token_gets_401(db, header, code):
     assert response.json()["code"] == code
 
 
-def test_another_server_process_stops_accepting_a_revoked_token_within_a_second(alice, monkeypatch):
-    """Each process keeps a token's user for LOCAL_SECONDS in front of Redis; a revocation made
-    by another process (here: the database row and the Redis entry gone, this process's entry
-    kept) takes effect here when that entry expires."""
-    from django.core.cache import cache
-
+@pytest.fixture
+def clock(monkeypatch):  # type: ignore[no-untyped-def]
+    """The clock of this process's one-second memo of tokens (accounts.authentication)."""
     from accounts import authentication
 
     now = [1000.0]
     monkeypatch.setattr(authentication, "_clock", lambda: now[0])
+    return now
+
+
+def test_another_server_process_stops_accepting_a_revoked_token_within_a_second(alice, clock):
+    """Each process keeps a token's user for LOCAL_SECONDS; a revocation made by another
+    process (here: the database row gone, this process's entry kept) takes effect here when
+    that entry expires."""
+    from accounts.authentication import LOCAL_SECONDS
+
     token = _token("alice").json()
     assert _client_with(token["token"]).get("/api/games/").status_code == 200
-    digest = ApiToken.objects.get(pk=token["id"]).digest
     ApiToken.objects.filter(pk=token["id"]).delete()
-    cache.delete(authentication.cache_key(digest))
 
-    now[0] += authentication.LOCAL_SECONDS / 2
+    clock[0] += LOCAL_SECONDS / 2
     assert _client_with(token["token"]).get("/api/games/").status_code == 200
-    now[0] += authentication.LOCAL_SECONDS
+    clock[0] += LOCAL_SECONDS
     assert _client_with(token["token"]).get("/api/games/").status_code == 401
+
+
+def test_a_deactivated_users_token_is_refused_once_the_second_is_over(alice, clock):
+    from accounts.authentication import LOCAL_SECONDS
+
+    key = _token("alice").json()["token"]
+    assert _client_with(key).get("/api/games/").status_code == 200
+    account_services.User.objects.filter(pk=alice.pk).update(is_active=False)  # the admin, elsewhere
+
+    clock[0] += LOCAL_SECONDS
+
+    refused = _client_with(key).get("/api/games/")
+    assert refused.status_code == 401
+    assert refused.json()["code"] == "authentication_failed"
+
+
+def test_a_token_is_looked_up_in_one_query_then_not_again_within_the_second(alice, clock):
+    from accounts.authentication import LOCAL_SECONDS
+
+    client = _client_with(_token("alice").json()["token"])
+    client.get("/api/games/")
+    with CaptureQueriesContext(connection) as within:
+        client.get("/api/games/")
+    clock[0] += LOCAL_SECONDS
+    with CaptureQueriesContext(connection) as after:
+        client.get("/api/games/")
+
+    lookups = [q["sql"] for q in after if "accounts_apitoken" in q["sql"]]
+    assert len(after) == len(within) + 1
+    assert len(lookups) == 1
+    assert "auth_user" in lookups[0]  # its user joined: one query for both

@@ -1,10 +1,12 @@
 """The site in English, German, Spanish, French and Ukrainian: pages follow Accept-Language and
-the switcher, every catalogue is complete, keeps its placeholders and is compiled."""
+the switcher, every catalogue (the pages' django.po and the scripts' djangojs.po) is complete,
+keeps its placeholders and is compiled."""
 
 from __future__ import annotations
 
 import ast
 import gettext
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,11 @@ from games.templatetags.games_extras import type_label
 
 LOCALES = Path(settings.BASE_DIR) / "locale"
 TRANSLATED = [code for code, _name in settings.LANGUAGES if code != "en"]
+# The pages' strings (django) and those of the scripts under static/js (djangojs, served by
+# Django's JavaScriptCatalog at /jsi18n/).
+DOMAINS = ["django", "djangojs"]
+CATALOGUES = [pytest.param(lang, domain, id=f"{lang}-{domain}") for lang in TRANSLATED for domain in DOMAINS]
+SCRIPTS = Path(settings.BASE_DIR) / "static" / "js"
 
 # RULES.md section 0: the card (and space) names of each edition, in the order of engine.cards.TYPES
 # (CH FD PD PR TR DW HE HU SH).
@@ -79,13 +86,13 @@ DWARVES = {  # counts 1, 2, 5
 YOUR_TURN = {"de": "Du bist am Zug", "es": "Tu turno", "fr": "À vous de jouer", "uk": "Ваш хід"}
 
 
-def _po_entries(lang: str) -> list[dict[str, Any]]:
+def _po_entries(lang: str, domain: str = "django") -> list[dict[str, Any]]:
     """The entries of a .po file: msgid, msgid_plural, msgstr (one string, or a list of plural
     forms) and flags; the header entry left out. Enough of the format for Django's catalogues."""
     entries: list[dict[str, Any]] = []
     entry: dict[str, Any] = {}
     field: tuple[str, int | None] | None = None
-    text = (LOCALES / lang / "LC_MESSAGES" / "django.po").read_text(encoding="utf-8")
+    text = (LOCALES / lang / "LC_MESSAGES" / f"{domain}.po").read_text(encoding="utf-8")
     for line in [*text.splitlines(), ""]:
         if not line.strip():
             if "msgid" in entry:
@@ -217,33 +224,40 @@ def test_the_key_strings_are_translated(lang):
         assert [type_label(kind) for kind in TYPES] == CARD_NAMES[lang]
 
 
-@pytest.mark.parametrize("lang", TRANSLATED)
-def test_no_catalogue_entry_is_empty_or_fuzzy(lang):
-    entries = _po_entries(lang)
-    assert len(entries) > 150
+@pytest.mark.parametrize(("lang", "domain"), CATALOGUES)
+def test_no_catalogue_entry_is_empty_or_fuzzy(lang, domain):
+    entries = _po_entries(lang, domain)
+    assert len(entries) > {"django": 150, "djangojs": 4}[domain]
     for entry in entries:
         assert "fuzzy" not in entry.get("flags", set()), entry["msgid"]
         forms = entry["msgstr"] if isinstance(entry["msgstr"], list) else [entry["msgstr"]]
         assert all(form.strip() for form in forms), entry["msgid"]
 
 
-@pytest.mark.parametrize("lang", TRANSLATED)
-def test_every_translation_keeps_the_placeholders_of_its_original(lang):
-    for entry in _po_entries(lang):
+@pytest.mark.parametrize(("lang", "domain"), CATALOGUES)
+def test_every_translation_keeps_the_placeholders_of_its_original(lang, domain):
+    for entry in _po_entries(lang, domain):
         wanted = _placeholders(entry["msgid"]) | _placeholders(entry.get("msgid_plural", ""))
         forms = entry["msgstr"] if isinstance(entry["msgstr"], list) else [entry["msgstr"]]
         for form in forms:
             assert _placeholders(form) == wanted, (entry["msgid"], form)
 
 
-@pytest.mark.parametrize("lang", TRANSLATED)
-def test_the_committed_mo_holds_exactly_what_the_po_says(lang):
+@pytest.mark.parametrize(("lang", "domain"), CATALOGUES)
+def test_the_committed_mo_holds_exactly_what_the_po_says(lang, domain):
     """The site reads the compiled .mo, not the .po: a .po edited without compilemessages
     fails here."""
-    with (LOCALES / lang / "LC_MESSAGES" / "django.mo").open("rb") as compiled:
+    with (LOCALES / lang / "LC_MESSAGES" / f"{domain}.mo").open("rb") as compiled:
         catalogue = gettext.GNUTranslations(compiled)
     nplurals = int(re.search(r"nplurals=(\d+)", catalogue.info()["plural-forms"])[1])  # type: ignore[index]
-    for entry in _po_entries(lang):
+    entries = _po_entries(lang, domain)
+    # Nothing in the .mo that the .po no longer has (besides the header).
+    assert set(catalogue._catalog) - {""} == {  # type: ignore[attr-defined]
+        (e["msgid"], i) if "msgid_plural" in e else e["msgid"]
+        for e in entries
+        for i in (range(nplurals) if "msgid_plural" in e else [0])
+    }
+    for entry in entries:
         if "msgid_plural" in entry:
             assert len(entry["msgstr"]) == nplurals, entry["msgid"]
             for n in range(200):
@@ -253,7 +267,34 @@ def test_the_committed_mo_holds_exactly_what_the_po_says(lang):
             assert catalogue.gettext(entry["msgid"]) == entry["msgstr"], entry["msgid"]
 
 
-def test_the_turn_hints_speak_every_language_of_the_site():
-    script = (Path(settings.BASE_DIR) / "static" / "js" / "turn.js").read_text(encoding="utf-8")
-    for code, _name in settings.LANGUAGES:
-        assert re.search(rf"^\s+{code}: \{{ pick: ", script, re.MULTILINE), code
+def _script_strings() -> set[str]:
+    """The msgids the scripts ask gettext and ngettext for (their literal first arguments)."""
+    found: set[str] = set()
+    for script in SCRIPTS.glob("*.js"):
+        text = script.read_text(encoding="utf-8")
+        found |= set(re.findall(r'\b(?:gettext|ngettext)\(\s*"((?:[^"\\]|\\.)*)"', text))
+    return found
+
+
+def test_the_scripts_keep_no_words_of_their_own_and_ask_the_catalogue():
+    turn = (SCRIPTS / "turn.js").read_text(encoding="utf-8")
+    assert "Choose cards of one type." in _script_strings()
+    for code, _name in settings.LANGUAGES:  # no table per language, as the script once had
+        assert not re.search(rf"^\s+{code}: \{{", turn, re.MULTILINE), code
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_every_string_of_the_scripts_is_in_the_djangojs_catalogue(lang):
+    """A string added to a script without makemessages -d djangojs would show in English."""
+    assert _script_strings() <= {entry["msgid"] for entry in _po_entries(lang, "djangojs")}
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"), [("de", "Wähle Karten einer Sorte."), ("uk", "Виберіть карти одного типу.")]
+)
+def test_the_javascript_catalogue_speaks_the_pages_language(client, lang, words):
+    response = client.get("/jsi18n/", HTTP_ACCEPT_LANGUAGE=lang)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/javascript")
+    catalogue = json.loads(re.search(r"const newcatalog = (\{.*?\});\n", response.content.decode(), re.S)[1])
+    assert catalogue["Choose cards of one type."] == words

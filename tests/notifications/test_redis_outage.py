@@ -1,25 +1,38 @@
 """Redis stops: plays go on, and their emails go out once it is back. A Redis of the test's
-own (on a spare port) is stopped and started; the machine's Redis is never touched."""
+own (on a spare port), broker and cache at once as in production, is stopped and started; the
+machine's Redis is never touched. Token authentication never needs it, and the throttle lets
+the play through uncounted."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 
+import pytest
 from celery.contrib.testing.worker import start_worker
 from django.core import mail
+from django.test import override_settings
 from django.utils import timezone
 
 from dragonheart_site.celery import app
 from games import services
 from notifications import tasks
 from notifications.models import Notification
+from tests.cache_settings import production_caches
 from tests.celery_worker import _forget_broker_connections, wait_for
 from tests.games.helpers import play_first_legal
+from tests.redis_server import OwnRedis
+
+
+@pytest.fixture
+def cache_on_own_redis(own_redis: OwnRedis) -> Iterator[None]:
+    with override_settings(CACHES=production_caches(own_redis.url(1))):
+        yield
 
 
 def test_with_redis_stopped_a_play_succeeds_and_its_email_goes_out_when_redis_is_back(
-    transactional_db, own_redis, api, alice, bob
+    transactional_db, own_redis, cache_on_own_redis, api, alice, bob
 ):
     own_redis.start()
     own_redis.stop()

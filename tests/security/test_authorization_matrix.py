@@ -123,6 +123,8 @@ PAGES = [
     Row("game-resign", "POST", "/games/{active}/resign/", ("302+", "302+", "302", "login")),
     Row("game-rematch", "POST", "/games/{finished}/rematch/", ("302+", "302+", "302", "login")),
     Row("set_language", "POST", "/i18n/setlang/", same("302"), {"language": "de", "next": "/"}),
+    # The words of the game page's script: public, like every page's words.
+    Row("javascript-catalog", "GET", "/jsi18n/", same("200")),
     # No player is staff: the admin sends everyone to its own login.
     Row("admin:index", "GET", "/admin/", same("302")),
 ]

@@ -13,6 +13,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from games import services
 from games.models import Game
+from tests.e2e.conftest import goto
 from tests.e2e.test_play_in_the_browser import DEAL, sign_up, take_turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -68,8 +69,8 @@ def test_a_turn_is_played_without_any_csp_violation(live_server, browser, consol
     expect(bob).to_have_url(game_url)
     game = Game.objects.get(pk=re.search(r"/games/([^/]+)/", game_url).group(1))  # type: ignore[union-attr]
     mover, waiter = (alice, bob) if game.to_move == "a" else (bob, alice)
-    mover.goto(game_url)
-    waiter.goto(game_url)
+    goto(mover, game_url)
+    goto(waiter, game_url)
     seen_version = waiter.locator(".game").get_attribute("data-version")
 
     take_turn(mover, set())

@@ -1,20 +1,27 @@
 """A personal API token exists only in the answer that creates it: no column of any row of any
 table holds it (the session that carries it to the profile page lets go of it once shown), and
-no page of the admin shows it."""
+no page of the admin shows it. Authenticating with it writes nothing about its user (no
+password hash) into the cache."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import redis
 from django.contrib import admin
 from django.contrib.auth.models import User
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
 from django.db import connection
+from django.test import override_settings
 from django.urls import reverse
 
+from accounts.authentication import forget_locally
 from accounts.models import ApiToken, token_digest
+from tests.cache_settings import production_caches
+from tests.redis_server import OwnRedis
 from tests.security.world import PASSWORD, World, build_world
 
 
@@ -85,3 +92,32 @@ def test_no_admin_page_shows_a_token(world):
     assert any(world.active.pk in response.content.decode() for response in pages.values())
     for url, response in pages.items():
         assert not [key for key in keys if key in response.content.decode()], url
+
+
+@pytest.fixture
+def redis_cache() -> Iterator[redis.Redis]:
+    """Production's cache on a Redis of the test's own, whose every key can be read."""
+    own = OwnRedis()
+    own.start()
+    client = redis.Redis.from_url(own.url(1))
+    try:
+        with override_settings(CACHES=production_caches(own.url(1))):
+            yield client
+    finally:
+        client.close()
+        own.stop()
+
+
+def test_authenticating_by_token_writes_no_user_into_the_cache(world, redis_cache):
+    alice = world.api("alice")
+    assert alice.get("/api/games/").status_code == 200
+    forget_locally()  # as another process would, or this one a second later
+    played = alice.post(f"/api/games/{world.active.pk}/plays/", world.legal_play(), format="json")
+    assert played.status_code == 201
+
+    held = {key: redis_cache.get(key) for key in redis_cache.keys("*")}
+
+    assert held  # the scan does read the cache: the play was counted by its throttle
+    assert all(value is not None and value.isdigit() for value in held.values()), held  # counters only
+    password_hash = User.objects.get(username="alice").password.encode()
+    assert not [key for key, value in held.items() if password_hash in key + (value or b"")]
