@@ -4,6 +4,7 @@ that write what a throttled endpoint writes."""
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -12,11 +13,13 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from redis.exceptions import RedisError
 from rest_framework.views import APIView
 
 from dragonheart_site.cache import count_hit
 from dragonheart_site.throttling import client_address
 
+log = logging.getLogger(__name__)
 FAILURES_ALLOWED = 10
 WINDOW_SECONDS = 15 * 60
 
@@ -27,12 +30,23 @@ def _key(request: HttpRequest) -> str:
     return f"login-failures:{address}:{username}"
 
 
+def _failures(request: HttpRequest) -> int:
+    """Wrong passwords counted for this username and address. With the cache down, none: like
+    every throttle here (dragonheart_site.cache.count_hit), a lockout that cannot count lets
+    the try through and logs it, rather than locking everyone out or failing the page."""
+    try:
+        return int(cache.get(_key(request), 0))
+    except RedisError:
+        log.warning("cache unavailable; login failures for this try not read")
+        return 0
+
+
 class ThrottledLoginView(auth_views.LoginView):
     """Django's login, refusing further tries for a while after ten wrong passwords for one
     username from one address."""
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if cache.get(_key(request), 0) >= FAILURES_ALLOWED:
+        if _failures(request) >= FAILURES_ALLOWED:
             return render(request, "registration/login_throttled.html", status=429)
         return super().post(request, *args, **kwargs)
 

@@ -46,7 +46,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response({"code": exc.code, "detail": exc.detail}, status=_GAME_ERROR_STATUS[exc.kind])
     if isinstance(exc, (OperationalError, InterfaceError)):
         return _unavailable(exc, "database_unavailable", "The database is unavailable; try again shortly.")
-    if isinstance(exc, (RedisConnectionError, RedisTimeoutError)):  # the cache (tokens, throttles)
+    if isinstance(exc, (RedisConnectionError, RedisTimeoutError)):  # a call that needs the cache
         return _unavailable(exc, "cache_unavailable", "The cache is unavailable; try again shortly.")
     if isinstance(exc, RequestDataTooBig):
         # RequestBodyMiddleware refuses these before a view runs; a body longer than its

@@ -70,3 +70,15 @@ def test_with_the_cache_down_a_call_that_needs_it_answers_503_cache_unavailable(
     assert response.status_code == 503
     assert response.data["code"] == "cache_unavailable"
     assert response["Retry-After"] == "1"
+
+
+def test_with_the_cache_down_the_login_page_still_logs_in_and_says_a_wrong_password_is_wrong(
+    client, alice, cache_down, caplog
+):
+    with caplog.at_level(logging.WARNING):
+        wrong = client.post("/accounts/login/", {"username": "alice", "password": "not-it"})
+        right = client.post("/accounts/login/", {"username": "alice", "password": "dragon-heart-42"})
+
+    assert wrong.status_code == 200  # the form again, with its error
+    assert right.status_code == 302
+    assert "cache unavailable; login failures" in caplog.text
