@@ -8,9 +8,8 @@ import json
 import logging
 import random
 import secrets
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext
-from contextvars import ContextVar
+from collections.abc import Sequence
+from contextlib import nullcontext
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -228,10 +227,12 @@ def game_play(
     expected_version: int,
     idempotency_key: str | None = None,
     fingerprint: str = "",
+    from_page: bool = False,
 ) -> State:
     """One play, checked in the order the API promises: seated, version, game running, turn,
     then the rules. Returns the new state; raises a GameError and writes nothing otherwise.
-    With ``idempotency_key``, the key is written with the play, all or nothing."""
+    With ``idempotency_key``, the key is written with the play, all or nothing. A play
+    ``from_page`` may leave the bot's reply to the page's poll (``bot_turn_by_poll``)."""
     state = play_guards(game=game, user=user, expected_version=expected_version)
     try:
         events = decide(state, Play(tuple(cards), choice), _table_rng)
@@ -249,7 +250,13 @@ def game_play(
     )
     try:
         _append_with_follow_ups(
-            game, events, expected_version=expected_version, state=state, actor=user, companions=companions
+            game,
+            events,
+            expected_version=expected_version,
+            state=state,
+            actor=user,
+            companions=companions,
+            bot_turn_queued=not (from_page and bot_turn_by_poll()),
         )
     except IntegrityError:
         if idempotency_key is None:
@@ -370,6 +377,7 @@ def _append_with_follow_ups(
     state: State,
     actor: Any = None,
     companions: Sequence[Model] = (),
+    bot_turn_queued: bool = True,
     **extra: Any,
 ) -> None:
     """Append ``events`` (applied to ``state``) and what follows from them, all or nothing. A
@@ -399,26 +407,8 @@ def _append_with_follow_ups(
                 _series_progress(game)
     if note is not None:
         notifications.announce(note)
-    if not state.over and game.bot and state.to_move == BOT_SEAT and not _page_plays_bot_turn():
+    if not state.over and game.bot and state.to_move == BOT_SEAT and bot_turn_queued:
         transaction.on_commit(lambda: _queue_bot_turn(game.pk))
-
-
-# Set while a page's play is recorded: see bot_turn_paced_by_page.
-_paced_by_page: ContextVar[bool] = ContextVar("bot_turn_paced_by_page", default=False)
-
-
-@contextmanager
-def bot_turn_paced_by_page() -> Iterator[None]:
-    """Record a play from the game page. When tasks run in-process (the embedded default), a
-    queued bot turn would be played at once inside the player's request, whatever its
-    countdown, and the player would never see the board between their play and the bot's.
-    Within this block the bot's turn is left for the page's poll (views.game_poll), which
-    plays it once it is due; with a worker the countdown already delays it."""
-    token = _paced_by_page.set(True)
-    try:
-        yield
-    finally:
-        _paced_by_page.reset(token)
 
 
 def bot_turn_due_for_page(turn_started_at: datetime | None) -> bool:
@@ -434,13 +424,16 @@ def bot_turn_due_for_page(turn_started_at: datetime | None) -> bool:
     return timezone.now() - turn_started_at >= timedelta(seconds=settings.BOT_MOVE_DELAY_SECONDS)
 
 
-def _page_plays_bot_turn() -> bool:
-    """True when the bot's turn is left to the page's poll: a page's play, tasks in-process,
-    and a delay to wait (a delay of 0 asks for the reflex: tests of whole games use it). A
-    page closed meanwhile leaves the turn to the next visit or to the sweep."""
+def bot_turn_by_poll() -> bool:
+    """Whether a play from the game page leaves the bot's reply to the page's poll
+    (views.game_poll, which plays it once bot_turn_due_for_page): when tasks run in-process, a
+    queued bot turn would be played at once inside the player's request, whatever its
+    countdown, and the player would never see the board between their play and the bot's. A
+    delay of 0 asks for the reflex (tests of whole games use it); with a worker the countdown
+    already delays the reply. A page closed meanwhile leaves the turn to its next visit."""
     from django.conf import settings
 
-    return _paced_by_page.get() and settings.CELERY_TASK_ALWAYS_EAGER and settings.BOT_MOVE_DELAY_SECONDS > 0
+    return bool(settings.CELERY_TASK_ALWAYS_EAGER) and settings.BOT_MOVE_DELAY_SECONDS > 0
 
 
 def _queue_bot_turn(game_id: str) -> None:

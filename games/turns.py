@@ -13,17 +13,12 @@ from engine import events as ev
 from engine.events import Event
 from engine.visibility import view_event
 from games import event_log, history
-from games.models import Game, shown_name
+from games.models import Game
 from games.templatetags.games_extras import card_name
 
 # A turn is at most nine events (play, capture, hold or voyage, dragon, two end notices, draw,
 # end of turn, end of game); vacations may sit between turns. Forty covers the last two turns.
 TAIL = 40
-
-
-def shown_names(game: Game) -> dict[str, str]:
-    """The seats' names as pages show them (a bot as "Computer (medium)")."""
-    return {seat: shown_name(name) or name for seat, name in history.names_of(game).items()}
 
 
 @dataclass
@@ -45,7 +40,7 @@ def last_turns(game: Game, viewer: str | None, values: dict[str, int]) -> list[T
     revealed = game.status == Game.Status.FINISHED
     rows = event_log.read_events(game, after=max(0, game.version - TAIL))
     log = [view_event(row.as_engine_event(), viewer, revealed) for row in rows]
-    names = shown_names(game)
+    names = history.names_of(game)  # as pages show them: a bot as "Computer (medium)"
     turns: list[Turn] = []
     current: Turn | None = None
     for event in log:

@@ -205,8 +205,8 @@ def _takings(board: dict[str, list[dict[str, Any]]] | None) -> dict[str, dict[st
 
 
 def _end_notice(view: dict[str, Any], me: str | None, names: dict[str, str]) -> str:
-    """The end in sight, before the viewer plays (RULES.md R1.9.1: the game ends once turn
-    ``last_turn`` is complete; ``turn`` counts completed turns)."""
+    """The end in sight, before the viewer plays (rule R1.9.1 of the shared rules contract:
+    the game ends once turn ``last_turn`` is complete; ``turn`` counts completed turns)."""
     last, turn = view["last_turn"], view["turn"]
     if last is None or view["status"] != "active" or view["to_move"] is None:
         return ""
@@ -242,7 +242,7 @@ def _game_context(request: HttpRequest, game: Game) -> dict[str, Any]:
     state = event_log.load_state(game) if game.version else None
     view = presenters.game_view(game, state, request.user)
     me = view["your_seat"]
-    names = turns.shown_names(game)
+    names = history.names_of(game)
     turns_shown = (
         turns.turn_context(
             turns.last_turns(game, me, state.values), presenters.faces(state.options.deck_profile)
@@ -296,7 +296,7 @@ def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
 def game_poll(request: HttpRequest, game_id: str) -> HttpResponse:
     """htmx polls this every few seconds: one indexed read; 204 while nothing changed, else ask
     the page to reload. In a bot game the poll is also the bot's clock when tasks run
-    in-process: the page's play only hands the turn over (services.bot_turn_paced_by_page),
+    in-process: the page's play only hands the turn over (services.bot_turn_by_poll),
     and once the bot has "thought" for BOT_MOVE_DELAY_SECONDS the next poll plays its turn, so
     the player sees the result of their own play first and the bot's reply as its own step."""
     row = (
@@ -332,14 +332,14 @@ def game_play(request: HttpRequest, game_id: str) -> HttpResponse:
     stale = False
     if form.is_valid():
         try:
-            with services.bot_turn_paced_by_page():
-                services.game_play(
-                    game=game,
-                    user=request.user,
-                    cards=cards,
-                    choice=form.cleaned_data["choice"] or None,
-                    expected_version=form.cleaned_data["expected_version"],
-                )
+            services.game_play(
+                game=game,
+                user=request.user,
+                cards=cards,
+                choice=form.cleaned_data["choice"] or None,
+                expected_version=form.cleaned_data["expected_version"],
+                from_page=True,
+            )
             return redirect("game", game_id=game.pk)
         except StaleVersion:
             # Sent from a page that was behind (another tab, the API, the bot): nothing is
@@ -400,18 +400,18 @@ def game_history(request: HttpRequest, game_id: str) -> HttpResponse:
         return redirect("game", game_id=game.pk)
     log = [row.as_engine_event() for row in rows]
     seat = game.seat_of(request.user)
-    turns = history.turns_of(log)
-    step = _history_turn(request, turns, seat)
-    last = turns[-1].number
+    game_turns = history.turns_of(log)
+    step = _history_turn(request, game_turns, seat)
+    last = game_turns[-1].number
     live = step == last and game.status == Game.Status.ACTIVE
     # A past position has no clock: the deadline is the present turn's, so the panels of any
     # other step are drawn from a copy of the game without it (never saved).
     shown_game = game if live else _without_clock(game)
-    state = history.state_at(log, turns[step].end)
+    state = history.state_at(log, game_turns[step].end)
     revealed = game.status == Game.Status.FINISHED
     view = presenters.state_view(shown_game, state, request.user, revealed=revealed)
-    log_turns = _history_log(rows, turns, game, request.user, state.values)
-    opener = log[turns[step].start]  # the turn's play (the deal's start for step 0)
+    log_turns = _history_log(rows, game_turns, game, request.user, state.values)
+    opener = log[game_turns[step].start]  # the turn's play (the deal's start for step 0)
     return render(
         request,
         "games/history.html",
