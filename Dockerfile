@@ -9,7 +9,9 @@ COPY requirements.lock ./
 RUN pip install -r requirements.lock
 COPY pyproject.toml README.md ./
 COPY engine engine
+COPY core core
 COPY accounts accounts
+COPY outbox outbox
 COPY games games
 COPY notifications notifications
 COPY dragonheart_site dragonheart_site

@@ -16,14 +16,14 @@ from rest_framework.views import APIView
 
 from accounts import services
 from accounts.models import ApiToken
-from dragonheart_site.api_errors import ApiError
+from core.api_errors import ApiError
 
 
 class UserCreateApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[type] = []
     throttle_scope = "signup"
-    reads_body = frozenset({"POST"})  # see dragonheart_site.middleware.RequestBodyMiddleware
+    reads_body = frozenset({"POST"})  # see core.middleware.RequestBodyMiddleware
 
     class InputSerializer(serializers.Serializer[dict[str, str]]):
         class Meta:
@@ -61,7 +61,7 @@ class TokenListCreateApi(APIView):
     """POST with a username and password (no other credentials needed) creates a token; GET
     lists the requester's tokens (never their keys)."""
 
-    reads_body = frozenset({"POST"})  # see dragonheart_site.middleware.RequestBodyMiddleware
+    reads_body = frozenset({"POST"})  # see core.middleware.RequestBodyMiddleware
 
     def get_permissions(self) -> Sequence[Any]:
         return [AllowAny()] if self.request.method == "POST" else super().get_permissions()

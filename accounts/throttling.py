@@ -16,8 +16,8 @@ from django.shortcuts import render
 from redis.exceptions import RedisError
 from rest_framework.views import APIView
 
-from dragonheart_site.cache import count_hit
-from dragonheart_site.throttling import client_address
+from core.cache import count_hit
+from core.throttling import client_address
 
 log = logging.getLogger(__name__)
 FAILURES_ALLOWED = 10
@@ -32,7 +32,7 @@ def _key(request: HttpRequest) -> str:
 
 def _failures(request: HttpRequest) -> int:
     """Wrong passwords counted for this username and address. With the cache down, none: like
-    every throttle here (dragonheart_site.cache.count_hit), a lockout that cannot count lets
+    every throttle here (core.cache.count_hit), a lockout that cannot count lets
     the try through and logs it, rather than locking everyone out or failing the page."""
     try:
         return int(cache.get(_key(request), 0))

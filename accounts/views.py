@@ -1,83 +1,53 @@
-"""The player's own profile page: their games, their record and their API tokens."""
+"""Accounts: signing up, and the API tokens of the profile page (the page itself is the
+notifications app's, the top floor that sees games, preferences and tokens together)."""
 
 from __future__ import annotations
 
-from django.conf import settings
+from django import forms
 from django.contrib import messages
+from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count, Q
+from django.contrib.auth.forms import UserCreationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services
-from accounts.models import ApiToken
 from accounts.throttling import throttled_post
-from games import vacations
-from games.errors import GameError
-from games.models import Game
-from notifications.forms import PreferencesForm
-from notifications.models import Notification
-from notifications.services import preferences_of
 
 
-def _win_loss_record(user: object) -> dict[str, int]:
-    """Wins, losses and draws over finished games, in one query."""
-    as_a = Q(player_a=user)
-    as_b = Q(player_b=user)
-    finished = Game.objects.filter(as_a | as_b, status=Game.Status.FINISHED)
-    return finished.aggregate(
-        played=Count("pk"),
-        wins=Count("pk", filter=(as_a & Q(winner="a")) | (as_b & Q(winner="b"))),
-        losses=Count("pk", filter=(as_a & Q(winner="b")) | (as_b & Q(winner="a"))),
-        draws=Count("pk", filter=Q(winner="")),
+class SignupForm(UserCreationForm):  # type: ignore[type-arg]
+    email = forms.EmailField(
+        required=False, help_text=gettext_lazy("For turn notifications; never shown to anyone.")
     )
 
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined,misc]
+        model = get_user_model()
+        fields = ("username", "email")
 
-@login_required
-def profile(request: HttpRequest) -> HttpResponse:
-    user = request.user
-    form = PreferencesForm(request.POST or None, instance=preferences_of(user))
+
+def _next_url(request: HttpRequest) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return reverse("home")
+
+
+@require_http_methods(["GET", "POST"])
+@throttled_post("signup", by_address=True)
+def signup(request: HttpRequest) -> HttpResponse:
+    form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        prefs = form.save()
-        messages.success(request, _("Your preferences are saved."))
-        response = redirect("profile")
-        # The profile's language is the site's too, from now on, in this browser.
-        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, prefs.language, max_age=365 * 24 * 3600)
-        return response
-    games = (
-        Game.objects.defer("state", "options")
-        .filter(Q(player_a=user) | Q(player_b=user))
-        .order_by("-created_at")[:100]
-    )
-    return render(
-        request,
-        "accounts/profile.html",
-        {
-            "record": _win_loss_record(user),
-            "away": vacations.current(user),
-            "preferences": form,
-            "games": games,
-            "tokens": ApiToken.objects.filter(user=user),  # type: ignore[misc]
-            "sent": Notification.objects.filter(user=user).order_by("-created_at")[:30],  # type: ignore[misc]
-            "new_key": request.session.pop("new_token_key", None),
-        },
-    )
-
-
-@login_required
-@require_POST
-def vacation_start(request: HttpRequest) -> HttpResponse:
-    try:
-        days = int(request.POST.get("days", ""))
-        vacations.vacation_start(user=request.user, days=days)
-        messages.success(request, _("Enjoy your vacation: your clocks stop until you are back."))
-    except ValueError:
-        messages.error(request, _("Give the number of days."))
-    except GameError as exc:
-        messages.error(request, exc.detail)
-    return redirect("profile")
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect(_next_url(request))
+    return render(request, "registration/signup.html", {"form": form, "next": _next_url(request)})
 
 
 @login_required

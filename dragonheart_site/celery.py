@@ -1,53 +1,12 @@
-"""The Celery app. Redis is the broker when REDIS_URL is set; without it (the embedded default)
-tasks run in-process, so the site works on a machine with nothing else running."""
+"""The Celery app. Redis is the broker when REDIS_URL is set (through core.broker's transport);
+without it (the embedded default) tasks run in-process, so the site works on a machine with
+nothing else running."""
 
 import os
-from contextlib import suppress
-from queue import Empty
 
 from celery import Celery
-from kombu.transport import redis as kombu_redis
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dragonheart_site.settings")
-
-
-class RedisChannel(kombu_redis.Channel):
-    """kombu's Redis channel, whose close() goes on when Redis has gone away.
-
-    A worker that loses Redis gives the connection up in two steps (celery's Consumer
-    ``on_connection_error_after_connected``): ``collect()``, which closes the channels, then
-    detaches the transport (kombu's ``Connection._do_close_transport``:
-    ``Transport.client = None``), then ``close()``, which closes the channel that tasks come
-    from once more. kombu's ``Channel.close`` first reads the reply of a BRPOP still waiting
-    (a worker with a free process has one); on a dead connection the read raises, so the
-    first close stops there and the channel stays open with its unacknowledged messages. The
-    remote-control channel's close fails too, so ``collect()`` does not try this one again.
-    The second close gets further: it drops the channel's connection pools, then restores the
-    unacknowledged messages, which needs a new pool built from the detached transport's
-    client (``_connparams``: ``conninfo.hostname`` with ``conninfo`` None). That
-    AttributeError is no connection error, so the worker does not reconnect: it exits with
-    "Unrecoverable error".
-
-    Here a connection error from that read is ignored, so the first close goes on while the
-    transport still knows its broker: the messages are given back, or that fails with a
-    connection error, which the worker expects, and it reconnects. Drop this once neither
-    kombu's close() stops at that read nor celery closes the collected connection again:
-    tests/faults/test_worker_survives_redis.py fails without it."""
-
-    def close(self) -> None:
-        # _in_poll and _brpop_read are kombu's own, missing from its stubs.
-        if self._in_poll:  # type: ignore[attr-defined]
-            ignored: tuple[type[BaseException], ...] = (Empty, *self.connection.connection_errors)
-            with suppress(*ignored):
-                self._brpop_read()  # type: ignore[attr-defined]  # clears _in_poll, however it ends
-        super().close()
-
-
-class RedisTransport(kombu_redis.Transport):
-    """The broker transport for redis:// URLs (settings.CELERY_BROKER_TRANSPORT)."""
-
-    Channel = RedisChannel
-
 
 app = Celery("dragonheart_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -46,28 +46,29 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "accounts",
+    "outbox",
     "games",
     "notifications",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "dragonheart_site.middleware.CSPMiddleware",
+    "core.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # After sessions, before common: picks the language from the cookie set by set_language,
     # else from Accept-Language.
-    "dragonheart_site.middleware.LocaleMiddleware",
+    "core.middleware.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "dragonheart_site.middleware.MessageMiddleware",
+    "core.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # After every middleware that sets headers, so that its own answers (413, 411, a malformed
     # body) carry them too; none of those before it reads a body.
-    "dragonheart_site.middleware.RequestBodyMiddleware",
-    "dragonheart_site.middleware.DatabaseUnavailableMiddleware",
+    "core.middleware.RequestBodyMiddleware",
+    "core.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "dragonheart_site.urls"
@@ -126,7 +127,7 @@ if REDIS_URL:
     # IGNORE_EXCEPTIONS stays off: a cache that cannot answer must not read as empty (the
     # login lockout would count no failures). Callers with a way round catch redis' errors
     # themselves (the throttles' count_hit); the API answers the rest with 503
-    # cache_unavailable (dragonheart_site.api_errors).
+    # cache_unavailable (core.api_errors).
     CACHES = {
         "default": {
             "BACKEND": "django_redis.cache.RedisCache",
@@ -142,7 +143,7 @@ CELERY_BROKER_URL = REDIS_URL or "memory://"
 # holds a task (dragonheart_site/celery.py says how). Only for redis:// : naming a transport
 # overrides the URL's scheme, and rediss:// or sentinel:// need kombu's own handling.
 if REDIS_URL.startswith("redis://"):
-    CELERY_BROKER_TRANSPORT = "dragonheart_site.celery:RedisTransport"
+    CELERY_BROKER_TRANSPORT = "core.broker:RedisTransport"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -157,6 +158,9 @@ CELERY_TASK_PUBLISH_RETRY = False
 # On: plays only write their outbox rows, and `manage.py relay_outbox` (PostgreSQL) queues the
 # deliveries as the rows' transactions commit. Off: each write queues its own on commit.
 OUTBOX_RELAY = env.bool("OUTBOX_RELAY", default=False)
+# The Celery task that delivers one outbox row: the outbox (below games) queues it by this name
+# instead of importing the notifications app (above games), as Django names its email backend.
+OUTBOX_DELIVERY_TASK = "notifications.tasks.send_notification"
 BOT_MOVE_DELAY_SECONDS = env.float("BOT_MOVE_DELAY_SECONDS", default=2.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": 60.0},
@@ -251,7 +255,7 @@ CONTENT_SECURITY_POLICY = {
 DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024
 
 # --- REST API -------------------------------------------------------------------------------
-_renderers = ["dragonheart_site.renderers.JSONRenderer"]
+_renderers = ["core.renderers.JSONRenderer"]
 if DEBUG:
     _renderers.append("rest_framework.renderers.BrowsableAPIRenderer")
 REST_FRAMEWORK = {
@@ -261,18 +265,18 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": _renderers,
-    "DEFAULT_PARSER_CLASSES": ["dragonheart_site.parsers.JSONParser"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "dragonheart_site.negotiation.ContentNegotiation",
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.negotiation.ContentNegotiation",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "dragonheart_site.api_errors.exception_handler",
+    "EXCEPTION_HANDLER": "core.api_errors.exception_handler",
     # The client's address, for the throttles keyed on it (sign-up, token creation) and the
-    # login page's lockout (dragonheart_site.throttling.client_address): how many proxies in
+    # login page's lockout (core.throttling.client_address): how many proxies in
     # front of gunicorn append to X-Forwarded-For. 0 trusts no header and takes REMOTE_ADDR.
     # N takes the N-th address from the right, the one the outermost proxy saw: what a client
     # writes into the header itself lies to the left of it. More than the proxies there are
     # would take the client's own words again; fewer, a proxy's address for every client.
     "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
-    "DEFAULT_THROTTLE_CLASSES": ["dragonheart_site.throttling.WindowScopedRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["core.throttling.WindowScopedRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "signup": env.str("THROTTLE_SIGNUP", default="20/hour"),
         "tokens": env.str("THROTTLE_TOKENS", default="30/hour"),
@@ -294,7 +298,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "dragonheart_site.api_errors.document_error_responses",
+        "core.api_errors.document_error_responses",
     ],
 }
 

@@ -10,8 +10,8 @@ from rest_framework.response import Response
 
 from accounts import views as account_views
 from accounts.throttling import ThrottledLoginView
-from dragonheart_site.health import HealthApi
-from dragonheart_site.renderers import JSONRenderer
+from core.health import HealthApi
+from core.renderers import JSONRenderer
 from games import views
 from notifications import views as notification_views
 
@@ -48,10 +48,10 @@ urlpatterns = [
     # The split view serves its script as a file, for the Content-Security-Policy.
     path("api/docs/", DocsView.as_view(url_name="api-schema"), name="api-docs"),
     path("", views.home, name="home"),
-    path("accounts/signup/", views.signup, name="signup"),
-    path("accounts/profile/", account_views.profile, name="profile"),
+    path("accounts/signup/", account_views.signup, name="signup"),
+    path("accounts/profile/", notification_views.profile, name="profile"),
     path("accounts/tokens/", account_views.token_create, name="token-create"),
-    path("accounts/vacation/", account_views.vacation_start, name="vacation-start"),
+    path("accounts/vacation/", views.vacation_start, name="vacation-start"),
     path("accounts/tokens/<int:token_id>/revoke/", account_views.token_revoke, name="token-revoke"),
     path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
@@ -74,6 +74,6 @@ urlpatterns = [
 ]
 
 # The API answers JSON, whatever fails; pages keep Django's own.
-handler400 = "dragonheart_site.api_errors.bad_request"
-handler404 = "dragonheart_site.api_errors.not_found"
-handler500 = "dragonheart_site.api_errors.server_error"
+handler400 = "core.api_errors.bad_request"
+handler404 = "core.api_errors.not_found"
+handler500 = "core.api_errors.server_error"

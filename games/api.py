@@ -16,9 +16,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.errors import Conflict, InvalidRequest, NotFound
 from engine.record import record_from_events
 from games import event_log, presenters, selectors, services
-from games.errors import Conflict, InvalidRequest, NotFound, StaleVersion
+from games.errors import StaleVersion
 from games.models import DAYS_PER_TURN, Game
 
 GAME_ID = OpenApiParameter("game_id", OpenApiTypes.STR, OpenApiParameter.PATH, description="The game's id")
@@ -116,7 +117,7 @@ class GamePagination(CursorPagination):
 
 
 class GameListCreateApi(APIView):
-    reads_body = frozenset({"POST"})  # see dragonheart_site.middleware.RequestBodyMiddleware
+    reads_body = frozenset({"POST"})  # see core.middleware.RequestBodyMiddleware
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         class Meta:
@@ -229,7 +230,7 @@ GameRematchApi = _action("GameRematch", "Ask for a rematch (returns the new game
 class PlayCreateApi(APIView):
     throttle_scope = "plays"
     # A malformed play is reported after the errors the documented order puts first, here
-    # rather than by dragonheart_site.middleware.RequestBodyMiddleware.
+    # rather than by core.middleware.RequestBodyMiddleware.
     reads_body = frozenset({"POST"})
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):

@@ -3,3 +3,8 @@ from django.apps import AppConfig
 
 class GamesConfig(AppConfig):
     name = "games"
+
+    def ready(self) -> None:
+        # Registers the tasks, which services queue by name (services -> tasks -> services
+        # would be an import cycle).
+        from games import tasks  # noqa: F401

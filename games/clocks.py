@@ -9,10 +9,10 @@ from datetime import datetime, timedelta
 
 from django.db.models import Q
 
+from core.errors import ServiceError
 from games import services, vacations
-from games.errors import GameError
 from games.models import DAYS_PER_TURN, Game
-from notifications import services as notifications
+from outbox import services as outbox
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ def send_reminders(now: datetime) -> int:
         if user_id is None or game.is_bot_seat(game.to_move) or user_id in away:
             continue
         key = f"{game.pk}:{game.version}"
-        sent += notifications.game_notification(game=game, user_id=user_id, kind="reminder", key=key)
+        sent += outbox.game_notification(game=game, user_id=user_id, kind="reminder", key=key)
     return sent
 
 
@@ -44,6 +44,6 @@ def expire(now: datetime) -> int:
         try:
             services.game_time_out(game=game)
             ended += 1
-        except GameError as exc:  # a play came in at the last second: the clock restarted
+        except ServiceError as exc:  # a play came in at the last second: the clock restarted
             log.info("game %s not timed out: %s", game.pk, exc.code)
     return ended

@@ -1,35 +1,12 @@
-"""What the game services refuse, by kind; the API turns each kind into its HTTP status."""
+"""The game services' own refusals: a stale version, and a refused move in the player's language.
+The kinds themselves (InvalidRequest, Forbidden, NotFound, Conflict) are core.errors'."""
 
 from __future__ import annotations
 
 from django.utils.translation import gettext, gettext_noop
 
+from core.errors import Conflict
 from engine import rules
-
-
-class GameError(Exception):
-    kind = "invalid"  # invalid | forbidden | not_found | conflict
-
-    def __init__(self, code: str, detail: str) -> None:
-        super().__init__(detail)
-        self.code = code
-        self.detail = detail
-
-
-class InvalidRequest(GameError):
-    kind = "invalid"
-
-
-class Forbidden(GameError):
-    kind = "forbidden"
-
-
-class NotFound(GameError):
-    kind = "not_found"
-
-
-class Conflict(GameError):
-    kind = "conflict"
 
 
 class StaleVersion(Conflict):

@@ -8,7 +8,7 @@ from functools import cache
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from games.models import Game
 
@@ -87,3 +87,22 @@ def lobby_version(user: Any) -> str:
     # no row of their own.
     digest = hashlib.blake2b(repr(list(rows)).encode(), digest_size=8)
     return digest.hexdigest()
+
+
+def win_loss_record(user: Any) -> dict[str, int]:
+    """Wins, losses and draws over finished games, in one query."""
+    as_a = Q(player_a=user)
+    as_b = Q(player_b=user)
+    finished = Game.objects.filter(as_a | as_b, status=Game.Status.FINISHED)
+    return finished.aggregate(
+        played=Count("pk"),
+        wins=Count("pk", filter=(as_a & Q(winner="a")) | (as_b & Q(winner="b"))),
+        losses=Count("pk", filter=(as_a & Q(winner="b")) | (as_b & Q(winner="a"))),
+        draws=Count("pk", filter=Q(winner="")),
+    )
+
+
+def games_of(user: Any, *, limit: int = 100) -> QuerySet[Game]:
+    """The player's games, newest first (the profile's list)."""
+    mine = Q(player_a=user) | Q(player_b=user)
+    return _light().filter(mine).order_by("-created_at")[:limit]

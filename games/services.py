@@ -13,12 +13,14 @@ from contextlib import nullcontext
 from datetime import datetime, timedelta
 from typing import Any
 
+from celery import current_app
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Model
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from core.errors import Conflict, Forbidden, InvalidRequest
 from engine import (
     Abort,
     Event,
@@ -39,9 +41,9 @@ from engine.rules import start_game
 from engine.state import State
 from engine.visibility import seat_view
 from games import event_log
-from games.errors import Conflict, Forbidden, InvalidRequest, StaleVersion, illegal_move_detail
+from games.errors import StaleVersion, illegal_move_detail
 from games.models import DAYS_PER_TURN, Game, IdempotentPlay, Series
-from notifications import services as notifications
+from outbox import services as outbox
 
 log = logging.getLogger(__name__)
 User = get_user_model()
@@ -49,6 +51,7 @@ User = get_user_model()
 # Shuffles and the card put back on losing the dragon must be unpredictable to players.
 _table_rng = random.SystemRandom()
 BOT_SEAT = "b"
+BOT_TURN_TASK = "games.tasks.play_bot_turn"
 MAX_SERIES_TARGET = 25
 
 
@@ -136,7 +139,7 @@ def game_create(
     if bot:
         _start(game)
     elif user is not None:
-        notifications.game_notification(game=game, user_id=user.pk, kind="challenge")
+        outbox.game_notification(game=game, user_id=user.pk, kind="challenge")
     return game
 
 
@@ -180,7 +183,7 @@ def game_accept(*, game: Game, user: Any) -> Game:
             gettext("This game is %(status)s: there is nothing to accept.")
             % {"status": game.get_status_display()},
         )
-    notifications.game_notification(game=game, user_id=game.created_by_id, kind="accepted")
+    outbox.game_notification(game=game, user_id=game.created_by_id, kind="accepted")
     try:
         _start(game)
     except StaleVersion:
@@ -230,7 +233,7 @@ def game_play(
     from_page: bool = False,
 ) -> State:
     """One play, checked in the order the API promises: seated, version, game running, turn,
-    then the rules. Returns the new state; raises a GameError and writes nothing otherwise.
+    then the rules. Returns the new state; raises a ServiceError and writes nothing otherwise.
     With ``idempotency_key``, the key is written with the play, all or nothing. A play
     ``from_page`` may leave the bot's reply to the page's poll (``bot_turn_by_poll``)."""
     state = play_guards(game=game, user=user, expected_version=expected_version)
@@ -271,7 +274,7 @@ def game_play(
 def play_guards(*, game: Game, user: Any, expected_version: int | None) -> State:
     """The checks that come before the rules, in the API's order: seated (403), version (409;
     skipped when None, for a play that states none), game running, turn (403). Returns the
-    current state; raises the first GameError. The API also runs them on a malformed play,
+    current state; raises the first ServiceError. The API also runs them on a malformed play,
     so that a malformed body is reported only after these."""
     seat = _seat(game, user)
     if expected_version is not None and expected_version != game.version:
@@ -385,7 +388,7 @@ def _append_with_follow_ups(
     turn" outbox row included; the end of a game writes more (its emails, the series' next
     game) in a transaction. The bot's move is queued once the change has committed."""
     note = (
-        notifications.turn_note(game=game, seat=state.to_move, version=state.version)
+        outbox.turn_note(game=game, seat=state.to_move, version=state.version)
         if state.to_move is not None and not state.over
         else None
     )
@@ -402,11 +405,11 @@ def _append_with_follow_ups(
         if state.over:
             for user_id in (game.player_a_id, game.player_b_id):
                 if user_id is not None:
-                    notifications.game_notification(game=game, user_id=user_id, kind="game_over")
+                    outbox.game_notification(game=game, user_id=user_id, kind="game_over")
             if game.series_id is not None:
                 _series_progress(game)
     if note is not None:
-        notifications.announce(note)
+        outbox.announce(note)
     if not state.over and game.bot and state.to_move == BOT_SEAT and bot_turn_queued:
         transaction.on_commit(lambda: _queue_bot_turn(game.pk))
 
@@ -439,10 +442,11 @@ def bot_turn_by_poll() -> bool:
 def _queue_bot_turn(game_id: str) -> None:
     from django.conf import settings
 
-    from games.tasks import play_bot_turn
-
     try:
-        play_bot_turn.apply_async((game_id,), countdown=settings.BOT_MOVE_DELAY_SECONDS)
+        # By name: games.tasks calls these services (GamesConfig.ready registers it).
+        current_app.signature(BOT_TURN_TASK, (game_id,)).apply_async(
+            countdown=settings.BOT_MOVE_DELAY_SECONDS
+        )
     except Exception:  # the broker is down: the play stands, the sweep will queue it later
         log.exception("could not queue the bot's turn in game %s", game_id)
 

@@ -10,10 +10,11 @@ from django.db.models import Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from core.errors import Conflict, InvalidRequest
 from engine import apply_events
 from engine import events as ev
 from games import event_log
-from games.errors import Conflict, InvalidRequest, StaleVersion
+from games.errors import StaleVersion
 from games.models import Game, Vacation
 
 DAYS_A_YEAR = 21

@@ -7,16 +7,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from django import forms
 from django.contrib import messages
-from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -24,31 +20,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRefresh
 
 from accounts.throttling import throttled_post
+from core.errors import ServiceError
 from engine.cards import CAPACITY, TYPES
-from games import event_log, guide, history, presenters, selectors, services, turns
-from games.errors import GameError, StaleVersion
+from games import event_log, guide, history, presenters, selectors, services, turns, vacations
+from games.errors import StaleVersion
 from games.forms import CreateGameForm, PlayForm
 from games.models import Game, Series, Vacation
-
-
-class SignupForm(UserCreationForm):  # type: ignore[type-arg]
-    email = forms.EmailField(
-        required=False, help_text=gettext_lazy("For turn notifications; never shown to anyone.")
-    )
-
-    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined,misc]
-        model = get_user_model()
-        fields = ("username", "email")
-
-
-def _next_url(request: HttpRequest) -> str:
-    target = request.POST.get("next") or request.GET.get("next") or ""
-    if url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return target
-    return reverse("home")
-
 
 # A refusal of game_create that is about one field of the new-game form, shown beside it.
 CREATE_ERROR_FIELDS = {
@@ -70,7 +47,7 @@ def home(request: HttpRequest) -> HttpResponse:
         try:
             game = services.game_create(creator=request.user, **form.service_arguments())
             return redirect("game", game_id=game.pk)
-        except GameError as exc:
+        except ServiceError as exc:
             form.add_error(CREATE_ERROR_FIELDS.get(exc.code), exc.detail)
     context = {
         "form": form,
@@ -92,17 +69,6 @@ def _lobby_poll(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@throttled_post("signup", by_address=True)
-def signup(request: HttpRequest) -> HttpResponse:
-    form = SignupForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect(_next_url(request))
-    return render(request, "registration/signup.html", {"form": form, "next": _next_url(request)})
-
-
-@require_http_methods(["GET", "POST"])
 def invite(request: HttpRequest, token: str) -> HttpResponse:
     game = get_object_or_404(Game, invite_token=token)
     if not request.user.is_authenticated:
@@ -112,7 +78,7 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
         try:
             services.game_accept(game=game, user=request.user)
             return redirect("game", game_id=game.pk)
-        except GameError as exc:
+        except ServiceError as exc:
             error = exc.detail
     return render(request, "games/invite.html", {"game": game, "error": error})
 
@@ -347,7 +313,7 @@ def game_play(request: HttpRequest, game_id: str) -> HttpResponse:
             stale = True
             error = _("The game moved on: here is the position now. Nothing was played; choose again.")
             game.refresh_from_db()
-        except GameError as exc:
+        except ServiceError as exc:
             error = exc.detail
             game.refresh_from_db()
     else:
@@ -365,7 +331,7 @@ def _act(service: Any, done: str) -> Any:
         game = get_object_or_404(Game, pk=game_id)
         try:
             result = service(game=game, user=request.user)
-        except GameError as exc:
+        except ServiceError as exc:
             messages.error(request, exc.detail)
             return redirect("game", game_id=game.pk)
         messages.success(request, DONE_MESSAGES[done])
@@ -491,3 +457,17 @@ def _history_log(
         }
         for turn in turns
     ]
+
+
+@login_required
+@require_POST
+def vacation_start(request: HttpRequest) -> HttpResponse:
+    try:
+        days = int(request.POST.get("days", ""))
+        vacations.vacation_start(user=request.user, days=days)
+        messages.success(request, _("Enjoy your vacation: your clocks stop until you are back."))
+    except ValueError:
+        messages.error(request, _("Give the number of days."))
+    except ServiceError as exc:
+        messages.error(request, exc.detail)
+    return redirect("profile")

@@ -5,4 +5,7 @@ class NotificationsConfig(AppConfig):
     name = "notifications"
 
     def ready(self) -> None:
-        from notifications import checks  # noqa: F401  (registers the system checks)
+        from notifications import (
+            checks,  # noqa: F401  (registers the system checks)
+            tasks,  # noqa: F401  (registers the tasks the outbox queues by name)
+        )

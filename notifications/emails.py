@@ -15,8 +15,10 @@ from django.utils import timezone, translation
 
 from games import event_log, history, presenters
 from games.models import Game
-from notifications.models import Notification, Preferences
-from notifications.services import preferences_of, unsubscribe_token, waiting_games
+from notifications.models import Preferences
+from notifications.preferences import preferences_of, unsubscribe_token
+from notifications.selectors import waiting_games
+from outbox.models import Notification
 
 
 def _absolute(path: str) -> str:

@@ -5,11 +5,11 @@ the database delivers at commit and drops on rollback. The relay listens, gather
 arrives within ``linger`` seconds and publishes one ``send_notifications`` task per ``chunk``
 rows, so that a busy minute costs a few publishes instead of one per play, and no request
 ever waits for the broker. On (re)connecting it first queues the rows still pending (up to
-services.pending's 500), so that rows committed while it was away are not left to the
+outbox.pending's 500), so that rows committed while it was away are not left to the
 minute-long beat sweep, which takes any beyond.
 
 Delivery stays at-least-once-queued, exactly-once-claimed: a row queued twice (by the
-catch-up and its own NOTIFY, or by the beat sweep) is sent once (services.claim).
+catch-up and its own NOTIFY, or by the beat sweep) is sent once (outbox.services.claim).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import psycopg
 from django.db import Error as DatabaseError
 from django.db import connection
 
-from notifications import services
+from outbox import services as outbox
 
 CHANNEL = "notifications_outbox"
 log = logging.getLogger(__name__)
@@ -58,7 +58,7 @@ class OutboxRelay:
         with connection.cursor() as cursor:
             cursor.execute(f"LISTEN {CHANNEL}")
         self.backend_pid = connection.connection.info.backend_pid
-        self.queue(services.pending(older_than=timedelta(0)))
+        self.queue(outbox.pending(older_than=timedelta(0)))
 
     def collect(self, wait: float) -> list[int]:
         """The ids announced within ``wait`` seconds (empty if none), plus those arriving

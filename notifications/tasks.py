@@ -9,6 +9,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from notifications import services
+from outbox import services as outbox
 
 
 @shared_task(
@@ -45,7 +46,7 @@ def send_digests() -> int:
 @shared_task(ignore_result=True)
 def sweep_outbox() -> int:
     """Periodic (beat): queue what never reached a worker (broker down at commit time)."""
-    lost = services.pending(older_than=timedelta(minutes=1))
+    lost = outbox.pending(older_than=timedelta(minutes=1))
     for note_id in lost:
-        services.queue_delivery(note_id)
+        outbox.queue_delivery(note_id)
     return len(lost)

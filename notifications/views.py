@@ -1,11 +1,46 @@
+"""The profile page, where a player sees their games, record, tokens and emails and sets their
+preferences, and the one-click unsubscribe. The profile lives on this, the top app's floor,
+because it shows what every floor below holds."""
+
 from __future__ import annotations
 
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from notifications import services
+from accounts.models import ApiToken
+from games import selectors as games
+from games import vacations
+from notifications import preferences, selectors
+from notifications.forms import PreferencesForm
+
+
+@login_required
+def profile(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    form = PreferencesForm(request.POST or None, instance=preferences.preferences_of(user))
+    if request.method == "POST" and form.is_valid():
+        prefs = form.save()
+        messages.success(request, _("Your preferences are saved."))
+        response = redirect("profile")
+        # The profile's language is the site's too, from now on, in this browser.
+        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, prefs.language, max_age=365 * 24 * 3600)
+        return response
+    context = {
+        "record": games.win_loss_record(user),
+        "away": vacations.current(user),
+        "preferences": form,
+        "games": games.games_of(user),
+        "tokens": ApiToken.objects.filter(user=user),  # type: ignore[misc]
+        "sent": selectors.sent_to(user),
+        "new_key": request.session.pop("new_token_key", None),
+    }
+    return render(request, "accounts/profile.html", context)
 
 
 @csrf_exempt  # RFC 8058 one-click: mail clients POST without a session or a CSRF token
@@ -14,6 +49,6 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
     """GET asks for confirmation (link scanners must not unsubscribe anyone); POST does it."""
     if request.method == "GET":
         return render(request, "notifications/unsubscribe.html", {"token": token, "done": False})
-    if not services.unsubscribe(token):
+    if not preferences.unsubscribe(token):
         return render(request, "notifications/unsubscribe.html", {"bad": True}, status=400)
     return render(request, "notifications/unsubscribe.html", {"done": True})

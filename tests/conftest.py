@@ -73,7 +73,7 @@ def _one_throttle_window(monkeypatch):  # type: ignore[no-untyped-def]
     """The API's throttles count in fixed one-minute windows: a test whose requests straddled
     a minute's end would see its count start again. Each test runs inside one window (a test
     may move this clock itself, as tests/games/test_throttling.py does)."""
-    from dragonheart_site.throttling import WindowScopedRateThrottle
+    from core.throttling import WindowScopedRateThrottle
 
     pinned = time.time()
     monkeypatch.setattr(WindowScopedRateThrottle, "timer", staticmethod(lambda: pinned))

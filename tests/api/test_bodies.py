@@ -16,7 +16,7 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
-from dragonheart_site import middleware
+from core import middleware
 from tests.api.conftest import SCHEMA
 from tests.security.test_authorization_matrix import API as MATRIX
 from tests.security.test_authorization_matrix import CAST, LEGAL

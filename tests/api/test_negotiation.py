@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
 from accounts import services as account_services
-from dragonheart_site.negotiation import ContentNegotiation
+from core.negotiation import ContentNegotiation
 from tests.games.conftest import client_for
 
 ACCEPTS = [None, "*/*", "application/json", "text/html", "application/*", "text/html, */*;q=0.8"]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from rest_framework import renderers
 
 from accounts import services as account_services
-from dragonheart_site.renderers import JSONRenderer
+from core.renderers import JSONRenderer
 from engine import legal_plays
 from games import event_log, services
 from tests.games.conftest import client_for

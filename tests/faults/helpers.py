@@ -14,8 +14,8 @@ from django.utils import timezone
 from dragonheart_site.celery import app
 from games import event_log, services
 from games.models import Game, GameEvent
-from notifications.models import Notification
-from notifications.services import CLAIM_TIMEOUT
+from outbox.models import Notification
+from outbox.services import CLAIM_TIMEOUT
 
 
 @contextmanager

@@ -49,7 +49,7 @@ def test_with_the_cache_down_the_play_throttle_lets_the_play_through_with_a_warn
     game = started(alice, bob)
     play = first_play(api["alice"], game)
 
-    with caplog.at_level(logging.WARNING, logger="dragonheart_site.cache"):
+    with caplog.at_level(logging.WARNING, logger="core.cache"):
         played = post_play(api["alice"], game, play)
 
     assert played.status_code == 201

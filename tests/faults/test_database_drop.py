@@ -21,7 +21,7 @@ from django.db import close_old_connections, connection, connections
 
 from games.models import Game, IdempotentPlay
 from notifications import tasks
-from notifications.models import Notification
+from outbox.models import Notification
 from tests.faults.helpers import (
     assert_log_whole,
     first_play,

@@ -12,7 +12,7 @@ import redis
 from django.test import override_settings
 
 from notifications import tasks
-from notifications.models import Notification
+from outbox.models import Notification
 from tests.cache_settings import production_caches
 from tests.celery_worker import wait_for
 from tests.faults.helpers import (

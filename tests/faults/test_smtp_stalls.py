@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from notifications.services import CLAIM_TIMEOUT
+from outbox.services import CLAIM_TIMEOUT
 from tests.celery_worker import wait_for
 from tests.faults.helpers import started, turn_rows
 from tests.games.helpers import play_first_legal

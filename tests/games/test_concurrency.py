@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from accounts import services as account_services
 from games import services
 from games.models import GameEvent
-from notifications.models import Notification
+from outbox.models import Notification
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from django.middleware.locale import LocaleMiddleware as DjangoLocaleMiddleware
 from django.test import RequestFactory
 from django.utils import translation
 
-from dragonheart_site.middleware import LocaleMiddleware, MessageMiddleware
+from core.middleware import LocaleMiddleware, MessageMiddleware
 
 ACCEPT = ["", "de", "fr-CH,fr;q=0.9", "uk,en;q=0.5", "ja", "es-AR", "*", "pt-BR,de;q=0.1", "garbage;;q="]
 
@@ -91,7 +91,7 @@ def test_a_message_added_reaches_the_next_page():
 
 def test_a_request_that_never_touches_messages_never_builds_their_storage(monkeypatch):
     built: list[HttpRequest] = []
-    monkeypatch.setattr("dragonheart_site.middleware.default_storage", lambda request: built.append(request))
+    monkeypatch.setattr("core.middleware.default_storage", lambda request: built.append(request))
 
     _through_messages(MessageMiddleware, _ignores)
 

@@ -11,10 +11,10 @@ from django.forms.models import model_to_dict
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from dragonheart_site import statements
 from games import selectors
+from games.event_log import statements
 from games.models import Game, GameEvent
-from notifications.models import Notification
+from outbox.models import Notification
 
 
 def _new_game(alice, bob) -> Game:  # type: ignore[no-untyped-def]

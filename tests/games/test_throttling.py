@@ -8,8 +8,8 @@ import threading
 import pytest
 from rest_framework.throttling import ScopedRateThrottle
 
-from dragonheart_site import throttling
-from dragonheart_site.cache import count_hit
+from core import throttling
+from core.cache import count_hit
 
 WINDOW_START = 1_800_000_000.0  # a multiple of 60: the start of a minute
 

@@ -8,9 +8,11 @@ from django.core import mail
 
 from games import clocks, services
 from games.models import Game
+from notifications import preferences
 from notifications import services as notifications
 from notifications.emails import _local_deadline
-from notifications.models import Notification, Preferences
+from notifications.models import Preferences
+from outbox.models import Notification
 from tests.games.helpers import play_first_legal
 
 START = datetime(2026, 10, 24, 12, 0, tzinfo=UTC)  # Berlin leaves summer time on the 25th
@@ -92,9 +94,9 @@ def test_the_deadline_is_written_in_the_players_time_zone_across_summer_time(
     game = _game(alice, bob, django_capture_on_commit_callbacks)
     Preferences.objects.update_or_create(user=alice, defaults={"time_zone": "Europe/Berlin"})
     # Two days after 14:00 summer time is 13:00 winter time in Berlin: 12:00 UTC both times.
-    assert _local_deadline(game, notifications.preferences_of(alice).time_zone) == "2026-10-26 13:00 CET"
+    assert _local_deadline(game, preferences.preferences_of(alice).time_zone) == "2026-10-26 13:00 CET"
     Preferences.objects.update_or_create(user=bob, defaults={"time_zone": "America/New_York"})
-    assert _local_deadline(game, notifications.preferences_of(bob).time_zone) == "2026-10-26 08:00 EDT"
+    assert _local_deadline(game, preferences.preferences_of(bob).time_zone) == "2026-10-26 08:00 EDT"
 
 
 def test_a_reminder_for_a_turn_already_played_is_not_sent(

@@ -8,7 +8,8 @@ from django.core import mail
 
 from games import services
 from notifications import services as notifications
-from notifications.models import Notification, Preferences
+from notifications.models import Preferences
+from outbox.models import Notification
 
 
 def _digest_reader(user, hour=8, zone="Europe/Berlin"):

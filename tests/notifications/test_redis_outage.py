@@ -18,7 +18,7 @@ from django.utils import timezone
 from dragonheart_site.celery import app
 from games import services
 from notifications import tasks
-from notifications.models import Notification
+from outbox.models import Notification
 from tests.cache_settings import production_caches
 from tests.celery_worker import _forget_broker_connections, wait_for
 from tests.games.helpers import play_first_legal

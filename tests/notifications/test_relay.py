@@ -22,8 +22,9 @@ from games import event_log, services
 from games.models import Game
 from notifications import checks, tasks
 from notifications import services as notifications
-from notifications.models import Notification
 from notifications.relay import OutboxRelay
+from outbox import services as outbox
+from outbox.models import Notification
 from tests.celery_worker import wait_for
 
 
@@ -122,7 +123,7 @@ def test_a_broker_that_is_down_loses_nothing_the_sweep_cannot_find(transactional
         relay.queue(relay.collect(wait=2.0))  # logs, does not raise
     assert tried == [[note.pk]]
     assert "could not queue notifications" in caplog.text
-    assert note.pk in notifications.pending(older_than=timedelta(0))
+    assert note.pk in outbox.pending(older_than=timedelta(0))
 
 
 @pytest.fixture
@@ -141,7 +142,7 @@ def test_with_the_relay_a_play_publishes_nothing_and_its_email_still_goes_out_on
     transactional_db, celery_on_redis, running_relay, monkeypatch
 ):
     published_by_requests: list[int] = []
-    monkeypatch.setattr(notifications, "queue_delivery", published_by_requests.append)
+    monkeypatch.setattr(outbox, "queue_delivery", published_by_requests.append)
     alice, bob = _user("alice"), _user("bob")
     game = services.game_create(creator=alice, opponent="bob")
     services.game_accept(game=game, user=bob)

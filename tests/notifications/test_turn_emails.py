@@ -14,9 +14,11 @@ from django.utils import timezone
 from engine.cards import CARD_TYPE, CARD_VALUES
 from games import services
 from games.models import Game
+from notifications import preferences, tasks
 from notifications import services as notifications
-from notifications import tasks
-from notifications.models import Notification, Preferences
+from notifications.models import Preferences
+from outbox import services as outbox
+from outbox.models import Notification
 from tests.games.helpers import hidden_ids, play_first_legal
 
 VALUES = CARD_VALUES["standard"]
@@ -98,9 +100,9 @@ def test_every_email_has_one_click_unsubscribe_and_it_works(
     assert message.extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     recipient = alice if message.to == [alice.email] else bob
     assert client.get(url).status_code == 200  # a confirmation page: link scanners change nothing
-    assert notifications.preferences_of(recipient).email_mode == Preferences.Mode.EVERY_TURN
+    assert preferences.preferences_of(recipient).email_mode == Preferences.Mode.EVERY_TURN
     assert client.post(url, {"List-Unsubscribe": "One-Click"}).status_code == 200
-    assert notifications.preferences_of(recipient).email_mode == Preferences.Mode.NONE
+    assert preferences.preferences_of(recipient).email_mode == Preferences.Mode.NONE
 
 
 def test_a_forged_unsubscribe_link_changes_nothing(client, alice):
@@ -120,7 +122,7 @@ def test_a_player_who_wants_no_email_gets_none_and_the_log_says_why(
 def test_no_email_goes_out_for_a_turn_already_played(
     api, alice, bob, django_capture_on_commit_callbacks, monkeypatch
 ):
-    monkeypatch.setattr(notifications, "queue_delivery", lambda note_id: None)  # the worker is slow
+    monkeypatch.setattr(outbox, "queue_delivery", lambda note_id: None)  # the worker is slow
     game = _started(alice, bob, django_capture_on_commit_callbacks)
     mover, _ = _mover(game, alice, bob)
     play_first_legal(api[mover.username], game.pk)
@@ -133,7 +135,7 @@ def test_no_email_goes_out_for_a_turn_already_played(
 def test_after_an_outage_a_backlog_of_turn_rows_sends_only_the_open_turns_email(
     api, alice, bob, django_capture_on_commit_callbacks, monkeypatch
 ):
-    monkeypatch.setattr(notifications, "queue_delivery", lambda note_id: None)  # no broker
+    monkeypatch.setattr(outbox, "queue_delivery", lambda note_id: None)  # no broker
     game = _started(alice, bob, django_capture_on_commit_callbacks)
     for _ in range(8):  # each player has had four turns announced, none delivered
         mover, _ = _mover(Game.objects.get(pk=game.pk), alice, bob)
@@ -142,7 +144,7 @@ def test_after_an_outage_a_backlog_of_turn_rows_sends_only_the_open_turns_email(
     on_turn, _ = _mover(game, alice, bob)
     backlog = Notification.objects.filter(game=game, kind="your_turn", user=on_turn)
     assert backlog.count() >= 4
-    for note_id in notifications.pending(older_than=timedelta(0)):  # the sweep, once it is back
+    for note_id in outbox.pending(older_than=timedelta(0)):  # the sweep, once it is back
         notifications.deliver(note_id)
     assert [m.to for m in _turn_mails()] == [[on_turn.email]]
     assert Notification.objects.get(game=game, key=f"{game.pk}:{game.version}").sent_at is not None
@@ -156,7 +158,7 @@ def test_a_vacation_recorded_after_the_turn_began_leaves_its_email_due(
 ):
     from games import vacations
 
-    monkeypatch.setattr(notifications, "queue_delivery", lambda note_id: None)
+    monkeypatch.setattr(outbox, "queue_delivery", lambda note_id: None)
     game = _started(alice, bob, django_capture_on_commit_callbacks)
     mover, waiting = _mover(game, alice, bob)
     assert play_first_legal(api[mover.username], game.pk).status_code == 201
@@ -169,7 +171,7 @@ def test_a_vacation_recorded_after_the_turn_began_leaves_its_email_due(
 def test_an_smtp_failure_releases_the_row_for_a_retry(
     alice, bob, django_capture_on_commit_callbacks, monkeypatch
 ):
-    monkeypatch.setattr(notifications, "queue_delivery", lambda note_id: None)
+    monkeypatch.setattr(outbox, "queue_delivery", lambda note_id: None)
     game = _started(alice, bob, django_capture_on_commit_callbacks)
     note = Notification.objects.get(game=game, kind="your_turn")
 
@@ -192,7 +194,7 @@ def test_a_play_succeeds_with_the_broker_down_and_the_sweep_sends_the_email_late
     def broker_down(*args, **kwargs):
         raise OSError("connection refused")
 
-    monkeypatch.setattr(tasks.send_notification, "delay", broker_down)
+    monkeypatch.setattr(tasks.send_notification, "apply_async", broker_down)
     game = _started(alice, bob, django_capture_on_commit_callbacks)
     assert mail.outbox == []
     monkeypatch.undo()
@@ -215,16 +217,16 @@ def test_the_profile_shows_the_send_log(client, alice, bob, django_capture_on_co
 def test_a_row_claimed_by_a_worker_that_died_is_sent_once_after_the_claim_goes_stale(
     alice, bob, django_capture_on_commit_callbacks, monkeypatch
 ):
-    monkeypatch.setattr(notifications, "queue_delivery", lambda note_id: None)
+    monkeypatch.setattr(outbox, "queue_delivery", lambda note_id: None)
     game = _started(alice, bob, django_capture_on_commit_callbacks)
     note = Notification.objects.get(game=game, kind="your_turn")
-    assert notifications.claim(note.pk)  # a worker takes it ... and dies before sending
+    assert outbox.claim(note.pk)  # a worker takes it ... and dies before sending
     assert notifications.deliver(note.pk) is False  # a fresh claim is respected
-    assert note.pk not in notifications.pending(older_than=timedelta(0))
+    assert note.pk not in outbox.pending(older_than=timedelta(0))
 
-    stale = timezone.now() - notifications.CLAIM_TIMEOUT - timedelta(seconds=1)
+    stale = timezone.now() - outbox.CLAIM_TIMEOUT - timedelta(seconds=1)
     Notification.objects.filter(pk=note.pk).update(claimed_at=stale)
-    assert note.pk in notifications.pending(older_than=timedelta(0))
+    assert note.pk in outbox.pending(older_than=timedelta(0))
     assert notifications.deliver(note.pk) is True
     assert notifications.deliver(note.pk) is False
     assert len(_turn_mails()) == 1

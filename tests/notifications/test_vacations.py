@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from core.errors import Conflict, InvalidRequest
 from games import clocks, services, vacations
-from games.errors import Conflict, InvalidRequest
 from games.models import Game, Vacation
 
 NOW = datetime(2026, 7, 1, 12, 0, tzinfo=UTC)

@@ -7,8 +7,8 @@ from django.core import mail
 from accounts import services as account_services
 from engine.cards import CARD_TYPE
 from games import services
-from notifications import services as notifications
-from notifications.models import Notification
+from outbox import services as outbox
+from outbox.models import Notification
 from tests.celery_worker import wait_for
 
 
@@ -38,8 +38,8 @@ def test_a_challenge_accepted_sends_the_first_player_one_email_through_the_worke
 
     # The same task delivered again (a redelivery) sends nothing more. The worker takes tasks
     # one by one, in order: once a marker queued after it is sent, the redelivery has run.
-    notifications.queue_delivery(turn.order_by("pk").last().pk)
+    outbox.queue_delivery(turn.order_by("pk").last().pk)
     marker = Notification.objects.create(user=alice, game=game, kind="accepted", key="marker")
-    notifications.queue_delivery(marker.pk)
+    outbox.queue_delivery(marker.pk)
     assert wait_for(lambda: Notification.objects.filter(pk=marker.pk, sent_at__isnull=False).exists())
     assert len([m for m in mail.outbox if "Your turn" in m.subject]) == 2

@@ -161,7 +161,7 @@ def test_behind_proxies_the_login_page_locks_out_one_client_not_everyone_behind_
     ],
 )
 def test_the_client_address_is_the_one_n_hops_from_the_right(proxies, n, forwarded, expected):
-    from dragonheart_site.throttling import client_address
+    from core.throttling import client_address
 
     proxies(n)
     headers = {"REMOTE_ADDR": "192.0.2.9"}

@@ -8,7 +8,7 @@ from csp.utils import build_policy
 from django.http import HttpResponse
 from django.test import RequestFactory
 
-from dragonheart_site.middleware import CSPMiddleware
+from core.middleware import CSPMiddleware
 
 
 def _through_middleware(response: HttpResponse) -> HttpResponse:

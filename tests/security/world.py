@@ -15,7 +15,7 @@ from accounts import services as account_services
 from engine import legal_plays
 from games import event_log, services
 from games.models import Game
-from notifications.services import preferences_of, unsubscribe_token
+from notifications.preferences import preferences_of, unsubscribe_token
 from tests.games.tables import start
 
 PASSWORD = "dragon-heart-42"

@@ -25,7 +25,7 @@ from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.functional import SimpleLazyObject, empty
 
-from dragonheart_site import api_errors
+from core import api_errors
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from dragonheart_site.renderers import JSONRenderer
-from games.errors import GameError
+from core.errors import ServiceError
+from core.renderers import JSONRenderer
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ _GAME_ERROR_STATUS = {
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, GameError):
+    if isinstance(exc, ServiceError):
         return Response({"code": exc.code, "detail": exc.detail}, status=_GAME_ERROR_STATUS[exc.kind])
     if isinstance(exc, (OperationalError, InterfaceError)):
         return _unavailable(exc, "database_unavailable", "The database is unavailable; try again shortly.")
@@ -109,7 +109,7 @@ def length_required() -> ApiError:
 
 def error_response(exc: exceptions.APIException) -> HttpResponse:
     """What exception_handler answers ``exc`` with in a view, for the answers given before a
-    view runs (dragonheart_site.middleware.RequestBodyMiddleware)."""
+    view runs (core.middleware.RequestBodyMiddleware)."""
     response = exception_handler(exc, {})
     assert response is not None  # an APIException always gets one
     return HttpResponse(
@@ -178,7 +178,7 @@ def document_error_responses(
         for method, operation in operations.items():
             responses = operation.setdefault("responses", {})
             # 411, 413 and 415: any call may carry a body, and a body is checked on every one
-            # (dragonheart_site.middleware.RequestBodyMiddleware).
+            # (core.middleware.RequestBodyMiddleware).
             codes = ["400", "401", "403", "411", "413", "415", "429", "503"]
             if "{" in path:
                 codes.append("404")

@@ -18,7 +18,7 @@ from django.http import HttpRequest
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 
-from dragonheart_site.cache import count_hit
+from core.cache import count_hit
 
 if TYPE_CHECKING:  # the views module imports the throttles
     from rest_framework.views import APIView

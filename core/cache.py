@@ -3,7 +3,7 @@
 The cache itself is django-redis (settings.CACHES), which keeps one Redis client per server for
 the life of the process. Its errors are not ignored: a cache that cannot answer raises redis'
 own ConnectionError or TimeoutError, and the API answers those with 503 ``cache_unavailable``
-(dragonheart_site.api_errors), unless the caller has a way round, as ``count_hit`` has.
+(core.api_errors), unless the caller has a way round, as ``count_hit`` has.
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ from typing import Any
 from django.db.models import Model
 from django.utils import timezone
 
-from dragonheart_site import statements
 from engine import Event, State, fold
 from games.errors import StaleVersion
+from games.event_log import statements
 from games.models import Game, GameEvent
 
 

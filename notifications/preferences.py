@@ -1,0 +1,32 @@
+"""Each reader's email preferences, and the signed link that turns every email off."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core import signing
+
+from notifications.models import Preferences
+
+UNSUBSCRIBE_SALT = "notifications.unsubscribe"
+
+
+def preferences_of(user: Any) -> Preferences:
+    prefs, _ = Preferences.objects.get_or_create(user=user)
+    return prefs
+
+
+def unsubscribe_token(user: Any) -> str:
+    return signing.dumps(user.pk, salt=UNSUBSCRIBE_SALT)
+
+
+def unsubscribe(token: str) -> bool:
+    """Turn every email off for the user the signed token names; False if it is not ours."""
+    try:
+        user_id = signing.loads(token, salt=UNSUBSCRIBE_SALT)
+    except signing.BadSignature:
+        return False
+    updated = Preferences.objects.filter(user_id=user_id).update(email_mode=Preferences.Mode.NONE)
+    if not updated:
+        Preferences.objects.get_or_create(user_id=user_id, defaults={"email_mode": Preferences.Mode.NONE})
+    return True

@@ -1,0 +1,49 @@
+"""The outbox: one row per email to one player, written in the transaction of what caused it.
+
+It sits below the games app so that a play can say "tell this player" without knowing how an
+email is made; the notifications app, above games, delivers the rows.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Notification(models.Model):
+    """One email to one player, written in the transaction of what caused it.
+
+    The unique key makes a second notification of the same fact impossible; a worker claims
+    a row with a conditional UPDATE before sending, so two workers never both send it.
+    """
+
+    class Kind(models.TextChoices):
+        YOUR_TURN = "your_turn", _("your turn")
+        REMINDER = "reminder", _("reminder")
+        CHALLENGE = "challenge", _("challenge received")
+        ACCEPTED = "accepted", _("challenge accepted")
+        GAME_OVER = "game_over", _("game over")
+        DIGEST = "digest", _("daily digest")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
+    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    key = models.CharField(max_length=64, help_text="What makes this fact unique, e.g. the game version.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    skipped = models.CharField(max_length=100, blank=True, help_text="Why no email went out, if none did.")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    subject = models.CharField(max_length=200, blank=True)
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "kind", "key"], name="notification_once")]
+        indexes = [models.Index(fields=["sent_at", "created_at"], name="notification_pending")]
+        # The table keeps the name it had when the notifications app owned the model (moved
+        # by a state-only migration), and its NOTIFY trigger (notifications/migrations/0002).
+        db_table = "notifications_notification"
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.key} → {self.user_id}"
