@@ -24,7 +24,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -35,7 +35,7 @@ USERS = 10_000
 DISTINCT_LOGS = 400  # the fill cycles through this many real games
 
 
-def _logs(count: int, seed: int) -> list[tuple[Any, list[dict[str, Any]]]]:
+def _logs(count: int, seed: int) -> list[tuple[Any, Sequence[Mapping[str, Any]]]]:
     from engine.selfplay import play_game
 
     return [
@@ -124,7 +124,7 @@ def _fill(
         cursor.execute("ANALYZE")
 
 
-def _payload(event: dict[str, Any]) -> str:
+def _payload(event: Mapping[str, Any]) -> str:
     return json.dumps({k: v for k, v in event.items() if k not in ("kind", "v")})
 
 
@@ -245,15 +245,15 @@ def main() -> None:
 
     from accounts import services as accounts
     from engine.rules import legal_plays
-    from games import event_log, services
+    from games import challenges, event_log
     from games.models import Game, GameEvent
 
     cache.clear()
     alice = accounts.user_create(username="alice", password="scale-dragon-heart-42")
     bob = accounts.user_create(username="bob", password="scale-dragon-heart-42")
     _fill([alice.pk, bob.pk], {alice.pk: "alice", bob.pk: "bob"}, 20, 3, args.seed, report=False)
-    long_game = services.game_create(creator=alice, opponent="bob")
-    services.game_accept(game=long_game, user=bob)
+    long_game = challenges.game_create(creator=alice, opponent="bob")
+    challenges.game_accept(game=long_game, user=bob)
     finished = Game.objects.filter(player_a=alice, status=Game.Status.FINISHED).first()
     assert finished is not None
     pages = Client()
@@ -267,8 +267,8 @@ def main() -> None:
         nonlocal long_game
         game = Game.objects.get(pk=long_game.pk)
         if game.status != Game.Status.ACTIVE:
-            long_game = game = services.game_create(creator=alice, opponent="bob")
-            services.game_accept(game=game, user=bob)
+            long_game = game = challenges.game_create(creator=alice, opponent="bob")
+            challenges.game_accept(game=game, user=bob)
             game.refresh_from_db()
         state = event_log.load_state(game)
         choice = legal_plays(state)[0]

@@ -54,7 +54,7 @@ def main() -> None:
 
         django.setup()
         from accounts import services as accounts
-        from games import services
+        from games import challenges
         from games.models import Game
 
         stamp = str(int(time.time()))
@@ -69,8 +69,8 @@ def main() -> None:
         game = None
         while len(latencies) < args.plays:
             if game is None or game.status != Game.Status.ACTIVE:
-                game = services.game_create(creator=players[0], opponent=players[1].username)
-                services.game_accept(game=game, user=players[1])
+                game = challenges.game_create(creator=players[0], opponent=players[1].username)
+                challenges.game_accept(game=game, user=players[1])
                 game.refresh_from_db()
             waiting = players[1] if game.to_move == "a" else players[0]
             seen = mailbox.count()

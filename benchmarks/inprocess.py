@@ -98,10 +98,10 @@ def _players(count: int) -> list[tuple[Any, str]]:
 
 
 def _new_game(a: tuple[Any, str], b: tuple[Any, str]) -> Any:
-    from games import services
+    from games import challenges
 
-    game = services.game_create(creator=a[0], opponent=b[0].username)
-    return services.game_accept(game=game, user=b[0])
+    game = challenges.game_create(creator=a[0], opponent=b[0].username)
+    return challenges.game_accept(game=game, user=b[0])
 
 
 def _measure(requests: Callable[[], Iterator[dict[str, Any]]], site: Site, count: int) -> tuple[float, float]:

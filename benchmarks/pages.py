@@ -47,7 +47,7 @@ def main() -> None:
     from django.test import Client
 
     from accounts import services as accounts
-    from games import services
+    from games import challenges
     from games.models import Game
 
     call_command("migrate", verbosity=0)
@@ -57,8 +57,8 @@ def main() -> None:
     bob = accounts.user_create(username=f"bob{suffix}", password="bench-dragon-heart-42")
     game = None
     while game is None or game.status == Game.Status.FINISHED:
-        game = services.game_create(creator=alice, opponent=bob.username)
-        services.game_accept(game=game, user=bob)
+        game = challenges.game_create(creator=alice, opponent=bob.username)
+        challenges.game_accept(game=game, user=bob)
         game.refresh_from_db()
         while game.version < args.events and game.status == Game.Status.ACTIVE:
             play_first_legal(game, {"a": alice, "b": bob})

@@ -6,8 +6,9 @@ applies a recorded fact; a game's state is the fold of its log.
 
 from __future__ import annotations
 
+from engine.cards import Seat
 from engine.errors import IllegalMove, MalformedRecord
-from engine.events import Event
+from engine.events import AnyEvent, Event
 from engine.options import Options, resolve_options
 from engine.replay import apply_event, apply_events, evolve, fold, state_from_start
 from engine.rules import Abort, Command, Play, Resign, Timeout, decide, legal_plays, start_game, winner_of
@@ -15,6 +16,7 @@ from engine.state import State
 
 __all__ = [
     "Abort",
+    "AnyEvent",
     "Command",
     "Event",
     "IllegalMove",
@@ -22,6 +24,7 @@ __all__ = [
     "Options",
     "Play",
     "Resign",
+    "Seat",
     "State",
     "Timeout",
     "apply_event",

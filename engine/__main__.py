@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+from engine.cards import Seat
 from engine.errors import MalformedRecord
 from engine.options import resolve_options
 from engine.record import ReplayError, replay_document
@@ -71,7 +72,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     budget = None
     if args.iterations is not None or args.budget_ms is not None:
         budget = Budget(iterations=args.iterations, ms=args.budget_ms)
-    seats = {"a": names[0], "b": names[1]}
+    seats: dict[Seat, str] = {"a": names[0], "b": names[1]}
     options = resolve_options({"preset": args.preset})
     result = run_match(
         seats, args.seed, args.games, options, jobs=args.jobs, budget=budget, records=bool(args.out)

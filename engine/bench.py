@@ -23,18 +23,18 @@ import time
 import tracemalloc
 from collections.abc import Callable
 
-from engine.events import Event
+from engine.events import AnyEvent
 from engine.record import parse_record, record_from_events, replay_record
 from engine.replay import apply_events, fold, state_from_start
 from engine.rules import decide, legal_plays, start_game
 from engine.state import State
 
 
-def random_game(seed: str) -> tuple[State, list[Event]]:
+def random_game(seed: str) -> tuple[State, list[AnyEvent]]:
     rng = random.Random(seed)
     start = start_game(rng)
     state = state_from_start(start)
-    log = [start]
+    log: list[AnyEvent] = [start]
     while not state.over:
         plays = legal_plays(state)
         produced = decide(state, plays[rng.randrange(len(plays))], rng)

@@ -28,6 +28,7 @@ from engine.cards import (
     SHIP,
     STONE_DRAGON,
     TROLL,
+    other,
 )
 from engine.rules import CHESTS, PRINCESSES, Play
 from engine.search import LEVELS, Budget, SearchBot, make_search_bot
@@ -142,7 +143,7 @@ def exposure(view: SeatView, board: dict[str, list[str]], unseen: Counter[str]) 
     threat's points times the chance that his hand (a draw from the cards we have not seen,
     our own pile included, which we cannot tell apart) can make it."""
     values = view.values
-    opponent = "b" if view.seat == "a" else "a"
+    opponent = other(view.seat)
     hand = view.hand_sizes[opponent]
 
     def pile(kind: str) -> int:

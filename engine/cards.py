@@ -7,9 +7,12 @@ names cards this way.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal, TypeGuard
 
-SEATS: Final = ("a", "b")
+# A seat is one of two letters everywhere: in events, states, records and card ids.
+Seat = Literal["a", "b"]
+
+SEATS: Final[tuple[Seat, Seat]] = ("a", "b")
 
 CHEST: Final = "chest"
 FIRE_DRAGON: Final = "fire_dragon"
@@ -56,7 +59,20 @@ DECK_SIZE: Final = len(_CANONICAL)
 assert DECK_SIZE == 50
 
 
-def card_id(seat: str, index: int) -> str:
+def is_seat(value: object) -> TypeGuard[Seat]:
+    """Whether ``value`` (from JSON, a form or a row) names a seat: the check of input that
+    has its own error for a bad seat, which also tells the type checker it is a ``Seat``."""
+    return value in SEATS
+
+
+def as_seat(value: object) -> Seat:
+    """``value`` as a seat, for input that must hold one; ValueError if it does not."""
+    if is_seat(value):
+        return value
+    raise ValueError(f"there is no seat {value!r}; seats are 'a' and 'b'")
+
+
+def card_id(seat: Seat, index: int) -> str:
     return f"{seat}{index:02d}"
 
 
@@ -75,9 +91,9 @@ CARD_VALUES: Final = {
 }
 
 
-def owner(card: str) -> str:
+def owner(card: str) -> Seat:
     """The seat whose deck a card comes from (it returns there only via the dragon rule)."""
-    return card[0]
+    return as_seat(card[0])
 
 
 def describe(card: str, values: dict[str, int] = _STANDARD_VALUES) -> str:
@@ -86,5 +102,5 @@ def describe(card: str, values: dict[str, int] = _STANDARD_VALUES) -> str:
     return SHORT[kind] if kind == SHIP else f"{SHORT[kind]}{values[card]}"
 
 
-def other(seat: str) -> str:
+def other(seat: Seat) -> Seat:
     return "b" if seat == "a" else "a"

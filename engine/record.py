@@ -6,13 +6,13 @@ so replaying it draws no random number and gives the same game in any implementa
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from engine import events as ev
-from engine.cards import DECKS, SEATS
+from engine.cards import DECKS, SEATS, Seat, is_seat
 from engine.errors import IllegalMove, MalformedRecord
-from engine.events import Event
+from engine.events import AnyEvent, LogEvent
 from engine.options import DEFAULT, Options, resolve_options
 from engine.replay import apply_events, state_from_start
 from engine.rules import Play, decide, start_game
@@ -27,9 +27,9 @@ _DECK_SETS = {seat: frozenset(DECKS[seat]) for seat in SEATS}
 
 class Record(NamedTuple):
     options: Options
-    players: dict[str, str] | None
-    first: str
-    decks: dict[str, list[str]]
+    players: dict[str, str] | None  # as the document names them (other keys are kept)
+    first: Seat
+    decks: dict[Seat, list[str]]
     plays: list[Play]
     result: dict[str, Any] | None
 
@@ -92,7 +92,7 @@ def parse_record(doc: Any) -> Record:
     ):
         raise _fail("'players' must name seats a and b")
     first = doc.get("first")
-    if first not in SEATS:
+    if not is_seat(first):
         raise _fail("'first' must be 'a' or 'b'")
     decks = doc.get("decks")
     if not isinstance(decks, dict):
@@ -128,12 +128,12 @@ class ReplayError(NamedTuple):
         return {"error": {"play": self.play, "code": self.code, "message": self.message}}
 
 
-def replay_record(record: Record) -> tuple[State, list[Event], ReplayError | None]:
+def replay_record(record: Record) -> tuple[State, list[AnyEvent], ReplayError | None]:
     """Replay a parsed record: the state reached, the event log, and the first error (the
     state is then the one before the faulty play)."""
     start = start_game(None, record.options, first=record.first, decks=record.decks)
     state = state_from_start(start)
-    log = [start]
+    log: list[AnyEvent] = [start]
     for index, play in enumerate(record.plays):
         try:
             produced = decide(state, play)
@@ -173,7 +173,7 @@ def replay_document(doc: Any) -> tuple[dict[str, Any], int]:
     return state.to_json(), 0
 
 
-def events_from_record(record: Record) -> list[Event]:
+def events_from_record(record: Record) -> list[AnyEvent]:
     """The event log of a record; raises IllegalMove if a play is illegal."""
     _, log, error = replay_record(record)
     if error is not None:
@@ -181,8 +181,12 @@ def events_from_record(record: Record) -> list[Event]:
     return log
 
 
-def record_from_events(log: Iterable[Event], players: dict[str, str] | None = None) -> dict[str, Any]:
-    """The record of a game from its log (running games too; ``result`` once it is over)."""
+def record_from_events(
+    log: Iterable[LogEvent], players: Mapping[str, str] | Mapping[Seat, str] | None = None
+) -> dict[str, Any]:
+    """The record of a game from its log (running games too; ``result`` once it is over).
+    ``players`` maps seats to names, keyed by plain strings (the service) or by Seat (self-play):
+    a Mapping is invariant in its keys, so both are spelled out."""
     it = iter(log)
     start = next(it)
     options = {k: v for k, v in start["options"].items() if k not in _NOT_RULES and getattr(DEFAULT, k) != v}

@@ -28,11 +28,13 @@ from engine.cards import (
     SHIP,
     STONE_DRAGON,
     TROLL,
+    Seat,
     describe,
+    is_seat,
     other,
 )
 from engine.errors import IllegalMove
-from engine.events import Event
+from engine.events import AnyEvent, EndReason, GameEnded, GameStarted
 from engine.options import DEFAULT, Options
 from engine.state import State
 
@@ -91,6 +93,7 @@ class Play(NamedTuple):
 
     cards: tuple[str, ...]
     choice: str | None = None
+    # As the record claims it, unchecked: any other seat than the one to move is refused.
     seat: str | None = None
     returned: str | None = None
 
@@ -114,6 +117,7 @@ class Abort:
     seat: str
 
 
+# A command's seat is as sent (a str, not a Seat): decide refuses one that is not a seat.
 Command = Play | Resign | Timeout | Abort
 
 
@@ -121,15 +125,15 @@ def start_game(
     rng: RandomSource | None = None,
     options: Options = DEFAULT,
     *,
-    first: str | None = None,
-    decks: Mapping[str, Sequence[str]] | None = None,
-) -> Event:
+    first: Seat | None = None,
+    decks: Mapping[Seat, Sequence[str]] | None = None,
+) -> GameStarted:
     """The ``game_started`` event of a new game: shuffled decks (or the given ones) and the
     first seat (given, fixed by the options, or drawn)."""
     if decks is None:
         if rng is None:
             raise ValueError("a random source is needed to shuffle the decks")
-        shuffled = {}
+        shuffled: dict[Seat, list[str]] = {}
         for seat in SEATS:
             deck = list(DECKS[seat])
             rng.shuffle(deck)
@@ -137,7 +141,7 @@ def start_game(
     else:
         shuffled = {seat: list(decks[seat]) for seat in SEATS}
     if first is None:
-        if options.first_player in SEATS:
+        if is_seat(options.first_player):
             first = options.first_player
         else:
             if rng is None:
@@ -146,17 +150,17 @@ def start_game(
     return ev.game_started(shuffled, first, options.to_json())
 
 
-def new_game(seed: int, options: Options = DEFAULT) -> Event:
+def new_game(seed: int, options: Options = DEFAULT) -> GameStarted:
     return start_game(random.Random(seed), options)
 
 
-def decide(state: State, command: Command, rng: RandomSource | None = None) -> list[Event]:
+def decide(state: State, command: Command, rng: RandomSource | None = None) -> list[AnyEvent]:
     if isinstance(command, Play):
         return _decide_play(state, command, rng)
     if state.over:
         raise IllegalMove(GAME_OVER, "The game is already over.")
     seat = command.seat
-    if seat not in SEATS:
+    if not is_seat(seat):
         raise IllegalMove(UNKNOWN_SEAT, f"There is no seat {seat!r}; seats are 'a' and 'b'.")
     if isinstance(command, Resign):
         return [ev.game_ended(ev.RESIGNED, state.scores(), other(seat), seat)]
@@ -169,14 +173,14 @@ def decide(state: State, command: Command, rng: RandomSource | None = None) -> l
     return [ev.game_ended(ev.ABORTED, state.scores(), None, seat)]
 
 
-def winner_of(scores: dict[str, int], dragon: str | None) -> str | None:
+def winner_of(scores: dict[Seat, int], dragon: Seat | None) -> Seat | None:
     """Higher score wins; on equal scores the dragon holder; otherwise a draw (R1.10.2)."""
     if scores["a"] != scores["b"]:
         return "a" if scores["a"] > scores["b"] else "b"
     return dragon
 
 
-def _validate_cards(state: State, seat: str, cards: tuple[str, ...]) -> str:
+def _validate_cards(state: State, seat: Seat, cards: tuple[str, ...]) -> str:
     """Check the cards themselves and return their common type."""
     hand = state.hands[seat]
     seen: set[str] = set()
@@ -220,7 +224,7 @@ def _validate_choice(kind: str, fills: bool, choice: str | None) -> None:
         raise IllegalMove(INVALID_CHOICE, f"{what}: {choice!r} is not one of {allowed[0]!r}, {allowed[1]!r}.")
 
 
-def _decide_play(state: State, play: Play, rng: RandomSource | None) -> list[Event]:
+def _decide_play(state: State, play: Play, rng: RandomSource | None) -> list[AnyEvent]:
     """A play, step by step: the guards, the cards put down, what they capture, the dragon or
     the full space they leave behind, then the end of the turn."""
     if state.over:
@@ -233,7 +237,7 @@ def _decide_play(state: State, play: Play, rng: RandomSource | None) -> list[Eve
         return _empty_turn(state, seat, play)
     kind, fills = _validate_play(state, seat, play)
     played = list(play.cards)
-    out = [ev.cards_played(seat, played, kind, play.choice)]
+    out: list[AnyEvent] = [ev.cards_played(seat, played, kind, play.choice)]
     source = _capture_source(kind, fills, play.choice)
     gained = _capture(state, seat, kind, source, played, out) if source else 0
     dragon = state.dragon
@@ -249,7 +253,7 @@ def _decide_play(state: State, play: Play, rng: RandomSource | None) -> list[Eve
     return _finish_turn(state, seat, out, hand_size, gained, dragon, source == HOLD)
 
 
-def _empty_turn(state: State, seat: str, play: Play) -> list[Event]:
+def _empty_turn(state: State, seat: Seat, play: Play) -> list[AnyEvent]:
     """A turn with an empty hand (the pile has run out): nothing is put down."""
     if state.hands[seat]:
         raise IllegalMove(NO_CARDS, "Put down at least one card: passing is not allowed.")
@@ -260,7 +264,7 @@ def _empty_turn(state: State, seat: str, play: Play) -> list[Event]:
     return _finish_turn(state, seat, [ev.turn_passed(seat)], 0, 0, state.dragon, False)
 
 
-def _validate_play(state: State, seat: str, play: Play) -> tuple[str, bool]:
+def _validate_play(state: State, seat: Seat, play: Play) -> tuple[str, bool]:
     """Check the cards, the room on their space and the choice; return the cards' type and
     whether they fill a limited space."""
     kind = _validate_cards(state, seat, play.cards)
@@ -302,7 +306,7 @@ def _capture_source(kind: str, fills: bool, choice: str | None) -> str:
     return HOLD
 
 
-def _capture(state: State, seat: str, kind: str, source: str, played: list[str], out: list[Event]) -> int:
+def _capture(state: State, seat: Seat, kind: str, source: str, played: list[str], out: list[AnyEvent]) -> int:
     """Record what the play takes from ``source`` and return the points it is worth. Dwarfs
     that fill their space take themselves and the dwarfs already there."""
     if source == HOLD:
@@ -319,8 +323,8 @@ def _capture(state: State, seat: str, kind: str, source: str, played: list[str],
 
 
 def _princess_dragon(
-    state: State, seat: str, play: Play, rng: RandomSource | None, out: list[Event]
-) -> str | None:
+    state: State, seat: Seat, play: Play, rng: RandomSource | None, out: list[AnyEvent]
+) -> Seat | None:
     """Who holds the dragon after a princess play: one that takes the petrified dragons wins
     it (R1.7), and its loser puts a card back. Returns the new holder."""
     dragon = state.dragon
@@ -339,7 +343,7 @@ def _princess_dragon(
     return dragon
 
 
-def _full_space(state: State, seat: str, kind: str, played: list[str], out: list[Event]) -> None:
+def _full_space(state: State, seat: Seat, kind: str, played: list[str], out: list[AnyEvent]) -> None:
     """A filled hero or huntress space goes to the hold; a filled ship space sails a voyage."""
     if kind in (HUNTRESS, HERO):
         out.append(ev.cards_moved_to_hold(kind, state.board[kind] + played))
@@ -348,7 +352,7 @@ def _full_space(state: State, seat: str, kind: str, played: list[str], out: list
 
 
 def _card_put_back(
-    state: State, loser: str | None, named: str | None, rng: RandomSource | None
+    state: State, loser: Seat | None, named: str | None, rng: RandomSource | None
 ) -> str | None:
     """The card the dragon's loser puts on top of his own pile (R1.7.4–R1.7.5), or None."""
     if loser is None:
@@ -371,8 +375,14 @@ def _card_put_back(
 
 
 def _finish_turn(
-    state: State, seat: str, out: list[Event], hand_size: int, gained: int, dragon: str | None, sailed: bool
-) -> list[Event]:
+    state: State,
+    seat: Seat,
+    out: list[AnyEvent],
+    hand_size: int,
+    gained: int,
+    dragon: Seat | None,
+    sailed: bool,
+) -> list[AnyEvent]:
     """The end triggers (R1.9) around the refill, then the end of the turn and maybe the game."""
     turn = state.turn + 1
     last_turn = state.last_turn
@@ -392,7 +402,7 @@ def _finish_turn(
 
 
 def _draw(
-    state: State, seat: str, turn: int, hand_size: int, dragon: str | None, out: list[Event]
+    state: State, seat: Seat, turn: int, hand_size: int, dragon: Seat | None, out: list[AnyEvent]
 ) -> int | None:
     """Refill the hand to five, six for the dragon's holder (R1.8). Returns the last turn that
     the pile running out calls for under the deck-end option, or None."""
@@ -411,7 +421,7 @@ def _draw(
     return None
 
 
-def _game_end(state: State, seat: str, reason: str, gained: int, dragon: str | None) -> Event:
+def _game_end(state: State, seat: Seat, reason: EndReason, gained: int, dragon: Seat | None) -> GameEnded:
     """The final scores: the points so far and this turn's, plus 3 for the dragon (R1.10)."""
     points = dict(state.points)
     points[seat] += gained

@@ -32,6 +32,7 @@ from engine.cards import (
     SHIP,
     STONE_DRAGON,
     TROLL,
+    Seat,
     other,
 )
 from engine.replay import apply_events
@@ -71,7 +72,7 @@ LEVELS: dict[str, Budget] = {
 }
 
 
-def unseen_cards(view: SeatView) -> dict[str, list[str]]:
+def unseen_cards(view: SeatView) -> dict[Seat, list[str]]:
     """Per deck, the cards the seat has not seen, in canonical order."""
     seen = set(view.hand) | set(view.hold) | set(view.sailed)
     for cards in view.board.values():
@@ -101,7 +102,7 @@ def public_state(view: SeatView) -> State:
     return s
 
 
-def deal(base: State, view: SeatView, unseen: dict[str, list[str]], rng: random.Random) -> State:
+def deal(base: State, view: SeatView, unseen: dict[Seat, list[str]], rng: random.Random) -> State:
     """One determinization: the unseen cards dealt at random, consistent with the view's
     hand and pile sizes (in a real game they add up exactly) and with the card the seat knows
     is on top of its own pile."""
@@ -120,7 +121,7 @@ def deal(base: State, view: SeatView, unseen: dict[str, list[str]], rng: random.
     return world
 
 
-def margin(s: State, seat: str) -> int:
+def margin(s: State, seat: Seat) -> int:
     """Our points minus theirs, the dragon's bonus included."""
     opp = other(seat)
     lead = s.points[seat] - s.points[opp]
@@ -131,7 +132,7 @@ def margin(s: State, seat: str) -> int:
     return lead
 
 
-def best_capture(s: State, seat: str) -> int:
+def best_capture(s: State, seat: Seat) -> int:
     """The most ``seat``'s hand can add to its margin with one play on this board."""
     board = s.board
     values = s.values
@@ -214,10 +215,10 @@ class SearchBot:
         keys = [self._key(outcome) for outcome in zip(wins, margins, strict=True)]
         return plays[max(range(len(plays)), key=keys.__getitem__)]
 
-    def _deal(self, base: State, view: SeatView, unseen: dict[str, list[str]]) -> State:
+    def _deal(self, base: State, view: SeatView, unseen: dict[Seat, list[str]]) -> State:
         return deal(base, view, unseen, self.rng)
 
-    def _value(self, world: State, play: Play, me: str, scale: float) -> tuple[float, float]:
+    def _value(self, world: State, play: Play, me: Seat, scale: float) -> tuple[float, float]:
         """(win chance, margin) of ``play`` in one determinization: the opponent's reply is the
         one worst for us."""
         after = _after(world, play, self.rng)
@@ -226,7 +227,7 @@ class SearchBot:
         leaves = [self._leaf(_after(after, reply, self.rng), me, scale) for reply in legal_plays(after)]
         return min(leaves, key=self._key)
 
-    def _leaf(self, s: State, me: str, scale: float) -> tuple[float, float]:
+    def _leaf(self, s: State, me: Seat, scale: float) -> tuple[float, float]:
         if s.over:
             return self._final(s, me)
         if s.last_turn is not None and s.turn + 1 >= s.last_turn:
@@ -239,7 +240,7 @@ class SearchBot:
     def _key(self, outcome: tuple[float, float]) -> float:
         return outcome[0] + self.tuning.margin_weight * outcome[1]
 
-    def _final(self, s: State, me: str) -> tuple[float, float]:
+    def _final(self, s: State, me: Seat) -> tuple[float, float]:
         lead = margin(s, me)
         if s.winner == me:
             return (1.0, float(lead))

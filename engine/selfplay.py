@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.bots import make_bot
-from engine.events import Event
+from engine.cards import Seat
+from engine.events import AnyEvent
 from engine.options import DEFAULT, Options
 from engine.record import record_from_events
 from engine.replay import apply_events, state_from_start
@@ -28,13 +29,13 @@ class SeatStats:
 
 
 def play_game(
-    bots: dict[str, str],
+    bots: dict[Seat, str],
     seed: str,
-    first: str,
+    first: Seat,
     options: Options = DEFAULT,
-    stats: dict[str, SeatStats] | None = None,
+    stats: dict[Seat, SeatStats] | None = None,
     budget: Budget | None = None,
-) -> tuple[State, list[Event]]:
+) -> tuple[State, list[AnyEvent]]:
     """One game between the bots named per seat. The table's random source (shuffles, the
     card put back) and each bot's own are separate, so a bot's choices never shift the deal.
     A bot is made afresh for every move, as the site does: no bot carries memory between
@@ -43,7 +44,7 @@ def play_game(
     bot_rngs = {seat: random.Random(f"{seed}:bot:{seat}") for seat in bots}
     start = start_game(table, options, first=first)
     state = state_from_start(start)
-    log = [start]
+    log: list[AnyEvent] = [start]
     while not state.over:
         seat = state.to_move
         assert seat is not None
@@ -76,13 +77,13 @@ def percentile(samples: list[float], q: float) -> float:
 
 @dataclass
 class MatchResult:
-    stats: dict[str, SeatStats]
+    stats: dict[Seat, SeatStats]
     draws: int
     records: list[dict[str, Any]]  # in game order; empty unless asked for
 
 
 def run_match(
-    bots: dict[str, str],
+    bots: dict[Seat, str],
     seed: str,
     games: int,
     options: Options = DEFAULT,
@@ -113,11 +114,11 @@ def run_match(
     return result
 
 
-_Outcome = tuple[int, str | None, dict[str, list[float]], dict[str, Any] | None]
+_Outcome = tuple[int, Seat | None, dict[Seat, list[float]], dict[str, Any] | None]
 
 
 def _play_games(
-    bots: dict[str, str],
+    bots: dict[Seat, str],
     seed: str,
     indices: range,
     options: Options,
@@ -127,7 +128,7 @@ def _play_games(
     outcomes: list[_Outcome] = []
     for i in indices:
         stats = {seat: SeatStats(name) for seat, name in bots.items()}
-        first = "a" if i % 2 == 0 else "b"
+        first: Seat = "a" if i % 2 == 0 else "b"
         state, log = play_game(bots, f"{seed}:{i}", first, options, stats, budget)
         seconds = {seat: s.move_seconds for seat, s in stats.items()}
         outcomes.append((i, state.winner, seconds, record_from_events(log, bots) if records else None))

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.cards import CARD_VALUES, SEATS, TYPES, other
+from engine.cards import CARD_VALUES, SEATS, TYPES, Seat, other
+from engine.events import EndReason, LastTurnReason
 from engine.options import Options
 
 
@@ -41,28 +42,28 @@ class State:
 
     options: Options
     values: dict[str, int]
-    first: str
+    first: Seat
     turn: int  # completed turns
-    to_move: str | None
-    hands: dict[str, list[str]]
-    piles: dict[str, list[str]]  # top of the pile first
+    to_move: Seat | None
+    hands: dict[Seat, list[str]]
+    piles: dict[Seat, list[str]]  # top of the pile first
     board: dict[str, list[str]]  # placement order
     hold: list[str]
     voyages: int
     voyage_ships: list[list[str]]  # each finished voyage's three ships, out of play
-    dragon: str | None
-    captured: dict[str, list[str]]  # capture order
-    points: dict[str, int]  # printed values captured, without the dragon bonus
+    dragon: Seat | None
+    captured: dict[Seat, list[str]]  # capture order
+    points: dict[Seat, int]  # printed values captured, without the dragon bonus
     last_turn: int | None
-    last_turn_reason: str | None
+    last_turn_reason: LastTurnReason | None
     over: bool
-    end_reason: str | None
-    end_seat: str | None
-    winner: str | None
+    end_reason: EndReason | None
+    end_seat: Seat | None
+    winner: Seat | None
     version: int  # number of events folded in
 
     @classmethod
-    def new(cls, decks: dict[str, list[str]], first: str, options: Options) -> State:
+    def new(cls, decks: dict[Seat, list[str]], first: Seat, options: Options) -> State:
         s = cls()
         s.options = options
         s.values = CARD_VALUES[options.deck_profile]
@@ -151,10 +152,10 @@ class State:
 
     # --- derived facts -------------------------------------------------------------------
 
-    def hand_limit(self, seat: str) -> int:
+    def hand_limit(self, seat: Seat) -> int:
         return 6 if self.dragon == seat else 5
 
-    def scores(self) -> dict[str, int]:
+    def scores(self) -> dict[Seat, int]:
         """Final-count scores: printed values plus 3 for the dragon holder (R1.10.1)."""
         bonus = {seat: 3 if self.dragon == seat else 0 for seat in SEATS}
         return {seat: self.points[seat] + bonus[seat] for seat in SEATS}
@@ -162,7 +163,7 @@ class State:
     def free_slots(self, kind: str, capacity: int) -> int:
         return capacity - len(self.board[kind])
 
-    def opponent(self, seat: str) -> str:
+    def opponent(self, seat: Seat) -> Seat:
         return other(seat)
 
     def to_json(self) -> dict[str, Any]:

@@ -13,12 +13,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from engine import events as ev
-from engine.cards import SEATS, TYPES
-from engine.events import Event
+from engine.cards import SEATS, TYPES, Seat
+from engine.events import Event, LogEvent
 from engine.rules import Play, legal_plays
 from engine.state import State
 
-Viewer = str | None
+Viewer = Seat | None
 
 
 def view_state(state: State, viewer: Viewer, revealed: bool | None = None) -> dict[str, Any]:
@@ -60,7 +60,9 @@ def _common(state: State) -> dict[str, Any]:
 
 
 def view_event(event: Event, viewer: Viewer, revealed: bool) -> Event:
-    """One event as ``viewer`` may see it; ``revealed`` is true once the game is over."""
+    """One event as ``viewer`` may see it; ``revealed`` is true once the game is over. The
+    copy may carry keys no engine event has (``hands``, ``count``, ``returned_count``), so
+    this works on the loose ``Event`` of a log, not on ``AnyEvent``."""
     if revealed:
         return event
     kind = event["kind"]
@@ -91,18 +93,18 @@ class SeatView(NamedTuple):
     """Everything one seat knows at its turn, for bots. Built from the state but holding only
     public facts and the seat's own hand, so a bot cannot peek even by accident."""
 
-    seat: str
+    seat: Seat
     turn: int
     hand: tuple[str, ...]
     board: dict[str, tuple[str, ...]]
     hold: tuple[str, ...]
     voyages: int
-    dragon: str | None
+    dragon: Seat | None
     last_turn: int | None
-    hand_sizes: dict[str, int]
-    pile_sizes: dict[str, int]
+    hand_sizes: dict[Seat, int]
+    pile_sizes: dict[Seat, int]
     # Captured cards were all face up on the board when taken, so they are public history.
-    captured: dict[str, tuple[str, ...]]
+    captured: dict[Seat, tuple[str, ...]]
     sailed: tuple[str, ...]  # ships of finished voyages, out of play
     values: dict[str, int]
     options: Any
@@ -112,7 +114,7 @@ class SeatView(NamedTuple):
     pile_top: tuple[str, ...] = ()
 
 
-def seat_view(state: State, seat: str, log: Sequence[Event] = ()) -> SeatView:
+def seat_view(state: State, seat: Seat, log: Sequence[LogEvent] = ()) -> SeatView:
     """What ``seat`` knows; pass the game's ``log`` (or its recent end) so the view can also
     name the card the seat put back on its own pile."""
     return SeatView(
@@ -135,7 +137,7 @@ def seat_view(state: State, seat: str, log: Sequence[Event] = ()) -> SeatView:
     )
 
 
-def _put_back(state: State, seat: str, log: Sequence[Event]) -> tuple[str, ...]:
+def _put_back(state: State, seat: Seat, log: Sequence[LogEvent]) -> tuple[str, ...]:
     """The card ``seat`` put back on its pile and has not drawn since, if the log shows one."""
     for event in reversed(log):
         kind = event["kind"]

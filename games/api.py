@@ -16,10 +16,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.errors import Conflict, InvalidRequest, NotFound
+from accounts.users import signed_in
+from core.errors import Conflict, NotFound
 from engine.record import record_from_events
-from games import event_log, presenters, selectors, services
-from games.errors import StaleVersion
+from games import challenges, event_log, presenters, selectors, services
 from games.models import DAYS_PER_TURN, Game
 
 GAME_ID = OpenApiParameter("game_id", OpenApiTypes.STR, OpenApiParameter.PATH, description="The game's id")
@@ -199,7 +199,7 @@ class GameListCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        game = services.game_create(creator=request.user, **data.validated_data)
+        game = challenges.game_create(creator=signed_in(request), **data.validated_data)
         return game_response(get_game(game.pk), request.user, status.HTTP_201_CREATED)
 
 
@@ -220,11 +220,11 @@ def _action(name: str, doc: str, service: Any) -> type[APIView]:
     return type(f"{name}Api", (APIView,), {"post": post, "__doc__": doc})
 
 
-GameAcceptApi = _action("GameAccept", "Accept a challenge", services.game_accept)
-GameDeclineApi = _action("GameDecline", "Decline a challenge", services.game_decline)
-GameCancelApi = _action("GameCancel", "Cancel your unanswered challenge", services.game_cancel)
+GameAcceptApi = _action("GameAccept", "Accept a challenge", challenges.game_accept)
+GameDeclineApi = _action("GameDecline", "Decline a challenge", challenges.game_decline)
+GameCancelApi = _action("GameCancel", "Cancel your unanswered challenge", challenges.game_cancel)
 GameResignApi = _action("GameResign", "Resign", services.game_resign)
-GameRematchApi = _action("GameRematch", "Ask for a rematch (returns the new game)", services.game_rematch)
+GameRematchApi = _action("GameRematch", "Ask for a rematch (returns the new game)", challenges.game_rematch)
 
 
 class PlayCreateApi(APIView):
@@ -260,54 +260,38 @@ class PlayCreateApi(APIView):
         summary="Play cards",
     )
     def post(self, request: Request, game_id: str) -> Response:
-        key = request.META.get("HTTP_IDEMPOTENCY_KEY")
-        if key is not None and not 1 <= len(key) <= 255:
-            raise InvalidRequest("invalid_idempotency_key", "An Idempotency-Key has 1 to 255 characters.")
         game = get_game(game_id)
+        outcome = services.game_play(
+            game=game,
+            user=signed_in(request),
+            idempotency_key=request.META.get("HTTP_IDEMPOTENCY_KEY"),
+            **self._play(request, game),
+        )
+        response = Response(
+            presenters.game_view(game, outcome.state, request.user), status=status.HTTP_201_CREATED
+        )
+        if outcome.replayed:
+            response["Idempotent-Replayed"] = "true"
+        return response
+
+    def _play(self, request: Request, game: Game) -> dict[str, Any]:
+        """The play's fields, or the error of a malformed body, reported after the errors the
+        documented order puts first (seated, version, running, turn)."""
         try:
             body = request.data
         except ParseError:
-            # A malformed play is the last error in the promised order: report earlier ones.
-            services.play_guards(game=game, user=request.user, expected_version=None)
+            services.play_guards(game=game, user=signed_in(request), expected_version=None)
             raise
         play = plain_play(body)
         if play is None:
             data = self.InputSerializer(data=body)
             if not data.is_valid():
-                services.play_guards(game=game, user=request.user, expected_version=_stated_version(body))
+                services.play_guards(
+                    game=game, user=signed_in(request), expected_version=_stated_version(body)
+                )
                 raise ValidationError(data.errors)
             play = data.validated_data
-        fingerprint = services.play_fingerprint(game_id=game.pk, **play)
-        # A retry carries the version its first attempt saw, now stale: answer it before
-        # the version check, from the stored play.
-        if key is not None and (replayed := self._replay(request, game, key, fingerprint)) is not None:
-            return replayed
-        try:
-            state = services.game_play(
-                game=game,
-                user=request.user,
-                idempotency_key=key,
-                fingerprint=fingerprint,
-                **play,
-            )
-        except StaleVersion:
-            # The loser of a race with its own retry: answer as the winner did.
-            if key is not None and (replayed := self._replay(request, game, key, fingerprint)) is not None:
-                return replayed
-            raise
-        return Response(presenters.game_view(game, state, request.user), status=status.HTTP_201_CREATED)
-
-    def _replay(self, request: Request, game: Game, key: str, fingerprint: str) -> Response | None:
-        previous = services.previous_play(user=request.user, idempotency_key=key)
-        if previous is None:
-            return None
-        if previous.fingerprint != fingerprint:
-            raise Conflict(
-                "idempotency_key_reused", "This Idempotency-Key was already used for a different play."
-            )
-        response = game_response(get_game(game.pk), request.user, status.HTTP_201_CREATED)
-        response["Idempotent-Replayed"] = "true"
-        return response
+        return play
 
 
 _PLAY_KEYS = frozenset(("cards", "choice", "expected_version"))

@@ -8,3 +8,4 @@ class GamesConfig(AppConfig):
         # Registers the tasks, which services queue by name (services -> tasks -> services
         # would be an import cycle).
         from games import tasks  # noqa: F401
+        from games.event_log import checks  # noqa: F401  (registers the check of the written models)

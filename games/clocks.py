@@ -1,20 +1,19 @@
-"""Turn clocks, run by the beat scheduler (never by someone opening a page): a reminder when
-three quarters of a turn's time have gone, and at the deadline a loss on time — or, if the
-first move never came, an abort without a result."""
+"""Turn clocks: the deadline a change sets, a reminder when three quarters of a turn's time
+have gone, and the games whose deadline has passed (services.time_out_overdue_games ends
+them: a loss on time, or an abort if the first move never came). The sweeps run by the beat
+scheduler, never by someone opening a page."""
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db.models import Q
 
-from core.errors import ServiceError
-from games import services, vacations
+from engine import State
+from games import vacations
 from games.models import DAYS_PER_TURN, Game
 from outbox import services as outbox
-
-log = logging.getLogger(__name__)
 
 
 def send_reminders(now: datetime) -> int:
@@ -34,16 +33,25 @@ def send_reminders(now: datetime) -> int:
     return sent
 
 
-def expire(now: datetime) -> int:
-    """End every game whose player to move ran out of time."""
-    ended = 0
+def turn_clock(game: Game, state: State, now: datetime) -> dict[str, Any]:
+    """The clock columns a change to ``state`` writes: a turn handed on starts with the full
+    time the game gives a turn (vacations stop it: games/vacations.py); an ended game has
+    no deadline."""
+    columns: dict[str, Any] = {}
+    if (state.to_move or "") != game.to_move:
+        columns["turn_started_at"] = now
+        columns["deadline"] = now + timedelta(days=game.days_per_turn) if game.days_per_turn else None
+    if state.over:
+        columns["deadline"] = None
+    return columns
+
+
+def overdue(now: datetime) -> list[Game]:
+    """The running games whose player to move ran out of time, except those whose player is
+    away (the clock stands still; the vacation's end gives the time back)."""
     away = vacations.away_user_ids(now)
-    for game in Game.objects.filter(status=Game.Status.ACTIVE, deadline__lte=now):
-        if (game.player_a_id if game.to_move == "a" else game.player_b_id) in away:
-            continue  # the clock stands still; end_vacations gives the time back
-        try:
-            services.game_time_out(game=game)
-            ended += 1
-        except ServiceError as exc:  # a play came in at the last second: the clock restarted
-            log.info("game %s not timed out: %s", game.pk, exc.code)
-    return ended
+    return [
+        game
+        for game in Game.objects.filter(status=Game.Status.ACTIVE, deadline__lte=now)
+        if (game.player_a_id if game.to_move == "a" else game.player_b_id) not in away
+    ]

@@ -121,3 +121,5 @@ class PlayForm(forms.Form):
         required=False, choices=[("", "")] + [(c, c) for c in ("chests", "stones", "princesses", "trolls")]
     )
     expected_version = forms.IntegerField(min_value=0)
+    # One per rendering of the form: a double click, or a resend after a lost answer, plays once.
+    idempotency_key = forms.CharField(required=False, max_length=255)

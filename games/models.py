@@ -12,6 +12,7 @@ from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from engine.cards import Seat
 from engine.events import Event, upcast
 from games.fields import FastJSONField
 
@@ -127,7 +128,7 @@ class Game(models.Model):
     def __str__(self) -> str:
         return self.id
 
-    def seat_of(self, user: Any) -> str | None:
+    def seat_of(self, user: Any) -> Seat | None:
         """The seat ``user`` holds in this game, or None (a spectator)."""
         user_id = getattr(user, "pk", None)
         if user_id is None:

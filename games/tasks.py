@@ -24,4 +24,4 @@ def sweep_clocks() -> tuple[int, int]:
     """Periodic (beat): reminders at 75% of a turn's time, losses on time at its end."""
     now = timezone.now()
     vacations.end_vacations(now)
-    return clocks.send_reminders(now), clocks.expire(now)
+    return clocks.send_reminders(now), services.time_out_overdue_games(now=now)

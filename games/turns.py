@@ -10,6 +10,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from engine import events as ev
+from engine.cards import Seat
 from engine.events import Event
 from engine.visibility import view_event
 from games import event_log, history
@@ -32,7 +33,7 @@ class Turn:
     captures: list[tuple[str, str, list[str]]] = field(default_factory=list)
 
 
-def last_turns(game: Game, viewer: str | None, values: dict[str, int]) -> list[Turn]:
+def last_turns(game: Game, viewer: Seat | None, values: dict[str, int]) -> list[Turn]:
     """The complete turns found in the log's tail, oldest first: at most one per seat, so the
     page shows each player's latest turn."""
     if not game.version:

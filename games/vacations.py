@@ -86,7 +86,7 @@ def _running_games(user: Any) -> list[Game]:
     return list(Game.objects.filter(Q(player_a=user) | Q(player_b=user), status=Game.Status.ACTIVE))
 
 
-def _append_clock_event(game: Game, event: ev.Event, **extra: Any) -> None:
+def _append_clock_event(game: Game, event: ev.AnyEvent, **extra: Any) -> None:
     """Append a clock fact to one game; a play landing at the same moment moves the version,
     so reload and try again. A game that keeps moving under it is reported, never skipped: a
     vacation missing from a game would let its clock run out."""
@@ -95,7 +95,7 @@ def _append_clock_event(game: Game, event: ev.Event, **extra: Any) -> None:
         apply_events(state, [event])
         try:
             with transaction.atomic():
-                event_log.append(game, [event], expected_version=game.version, state=state, **extra)
+                event_log.append(game, [event], expected_version=game.version, state=state, columns=extra)
             return
         except StaleVersion:
             game.refresh_from_db()

@@ -5,6 +5,7 @@ engine.visibility like the API."""
 from __future__ import annotations
 
 import copy
+import secrets
 from typing import Any
 
 from django.contrib import messages
@@ -20,9 +21,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRefresh
 
 from accounts.throttling import throttled_post
+from accounts.users import signed_in
 from core.errors import ServiceError
 from engine.cards import CAPACITY, TYPES
-from games import event_log, guide, history, presenters, selectors, services, turns, vacations
+from games import challenges, event_log, guide, history, presenters, selectors, services, turns, vacations
 from games.errors import StaleVersion
 from games.forms import CreateGameForm, PlayForm
 from games.models import Game, Series, Vacation
@@ -45,7 +47,7 @@ def home(request: HttpRequest) -> HttpResponse:
     form = CreateGameForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            game = services.game_create(creator=request.user, **form.service_arguments())
+            game = challenges.game_create(creator=request.user, **form.service_arguments())
             return redirect("game", game_id=game.pk)
         except ServiceError as exc:
             form.add_error(CREATE_ERROR_FIELDS.get(exc.code), exc.detail)
@@ -76,7 +78,7 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
     error = None
     if request.method == "POST":
         try:
-            services.game_accept(game=game, user=request.user)
+            challenges.game_accept(game=game, user=request.user)
             return redirect("game", game_id=game.pk)
         except ServiceError as exc:
             error = exc.detail
@@ -219,6 +221,7 @@ def _game_context(request: HttpRequest, game: Game) -> dict[str, Any]:
     return {
         "game": game,
         "view": view,
+        "play_key": secrets.token_urlsafe(16),
         "spaces": _spaces(view["board"]),
         "hand_groups": _hand_groups(view["hand"]),
         "takings": _takings(view["board"]),
@@ -300,10 +303,11 @@ def game_play(request: HttpRequest, game_id: str) -> HttpResponse:
         try:
             services.game_play(
                 game=game,
-                user=request.user,
+                user=signed_in(request),
                 cards=cards,
                 choice=form.cleaned_data["choice"] or None,
                 expected_version=form.cleaned_data["expected_version"],
+                idempotency_key=form.cleaned_data["idempotency_key"] or None,
                 from_page=True,
             )
             return redirect("game", game_id=game.pk)
@@ -348,11 +352,11 @@ DONE_MESSAGES = {
     "resigned": gettext_lazy("You resigned the game."),
     "rematch": gettext_lazy("A rematch is on."),
 }
-game_accept = _act(services.game_accept, "accepted")
-game_decline = _act(services.game_decline, "declined")
-game_cancel = _act(services.game_cancel, "cancelled")
+game_accept = _act(challenges.game_accept, "accepted")
+game_decline = _act(challenges.game_decline, "declined")
+game_cancel = _act(challenges.game_cancel, "cancelled")
 game_resign = _act(services.game_resign, "resigned")
-game_rematch = _act(services.game_rematch, "rematch")
+game_rematch = _act(challenges.game_rematch, "rematch")
 
 
 @login_required

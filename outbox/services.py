@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from engine.cards import Seat
 from outbox.models import Notification
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ class SeatedGame(Protocol):
     def is_bot_seat(self, seat: str) -> bool: ...
 
 
-def turn_note(*, game: SeatedGame, seat: str, version: int) -> Notification | None:
+def turn_note(*, game: SeatedGame, seat: Seat, version: int) -> Notification | None:
     """The outbox row that tells ``seat`` it is their turn at ``version`` (None for a bot or an
     empty seat), for the play to write with its events: a play pays no query of its own for
     its email. Preferences are read at delivery. Once written, ``announce`` it."""

@@ -10,14 +10,15 @@ seq) key is the last guard: a duplicate sequence number can never be stored.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from datetime import timedelta
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db.models import Model
 from django.utils import timezone
 
-from engine import Event, State, fold
+from engine import AnyEvent, Event, State, fold
 from games.errors import StaleVersion
 from games.event_log import statements
 from games.models import Game, GameEvent
@@ -64,17 +65,18 @@ def cache_fields(state: State) -> dict[str, Any]:
 
 def append(
     game: Game,
-    events: Iterable[Event],
+    events: Iterable[AnyEvent],
     *,
     expected_version: int,
     state: State,
-    actor: Any = None,
+    actor: User | None = None,
+    columns: Mapping[str, Any] = MappingProxyType({}),
     companions: Sequence[Model] = (),
-    **extra: Any,
 ) -> list[GameEvent]:
     """Append ``events`` (already applied to ``state``) after ``expected_version`` and update
-    the game's cached columns, plus ``extra`` columns, all at once; ``companions`` are new rows
-    written with them (the outbox row of the next turn, a play's idempotency key).
+    the game's cached columns, plus ``columns`` (the turn clock, a start's status), all at
+    once; ``companions`` are new rows written with them (the outbox row of the next turn, a
+    play's idempotency key).
 
     Raises StaleVersion if another writer got there first; nothing is written then.
     """
@@ -93,15 +95,9 @@ def append(
     ]
     fields = cache_fields(state)
     assert fields["version"] == expected_version + len(rows), "state and events disagree"
-    if fields["to_move"] != game.to_move:
-        fields["turn_started_at"] = now
-        # Each turn gets its full time (games/clocks.py reads it; vacations will stop it).
-        fields["deadline"] = now + timedelta(days=game.days_per_turn) if game.days_per_turn else None
-    if state.over:
-        fields["deadline"] = None
     if state.over and game.finished_at is None:
         fields["finished_at"] = now
-    fields.update(extra)
+    fields.update(columns)
     # One statement on PostgreSQL, whether or not the caller has a transaction open.
     if not statements.update_then_insert(
         Game, {"id": game.pk, "version": expected_version}, fields, [*rows, *companions]

@@ -15,7 +15,7 @@ from schemathesis.config import SchemathesisConfig
 
 from accounts import services as account_services
 from engine import legal_plays
-from games import event_log, services
+from games import challenges, event_log, services
 from tests.games.tables import start
 
 PASSWORD = "dragon-heart-42"
@@ -65,8 +65,8 @@ def world(db, unthrottled) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     games = {
         "running": running.pk,
         "finished": finished.pk,
-        "challenge": services.game_create(creator=bob, opponent="alice").pk,
-        "open": services.game_create(creator=alice, opponent=None).pk,
+        "challenge": challenges.game_create(creator=bob, opponent="alice").pk,
+        "open": challenges.game_create(creator=alice, opponent=None).pk,
         "watched": start(bob, carol).pk,
     }
     plays = [

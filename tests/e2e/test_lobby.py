@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
 
 from accounts import services as account_services
-from games import services
+from games import challenges
 from games.models import Game
 from tests.e2e.test_play_in_the_browser import PASSWORD, sign_up
 from tests.games.tables import play_first_legal, start
@@ -33,15 +33,15 @@ def test_the_lobby_shows_a_challenge_that_arrives_while_it_is_open(live_server, 
     bob = account_services.user_create(username="bob", password=PASSWORD)
     _mark_page(page)
 
-    game = services.game_create(creator=bob, opponent="alice")
+    game = challenges.game_create(creator=bob, opponent="alice")
 
-    challenges = page.locator("#lobby-challenges")
-    expect(challenges.get_by_role("link", name="bob – alice")).to_be_visible(timeout=POLL)
-    expect(challenges.get_by_role("button", name="Accept")).to_be_visible()
+    waiting = page.locator("#lobby-challenges")
+    expect(waiting.get_by_role("link", name="bob – alice")).to_be_visible(timeout=POLL)
+    expect(waiting.get_by_role("button", name="Accept")).to_be_visible()
     assert _same_page(page)
     shots(page, "lobby-challenge-arrived-phone")
 
-    challenges.get_by_role("button", name="Accept").click()
+    waiting.get_by_role("button", name="Accept").click()
     expect(page).to_have_url(f"{live_server.url}/games/{game.pk}/")
 
 
@@ -80,7 +80,7 @@ def test_the_waiting_page_turns_into_the_game_once_the_challenge_is_accepted(liv
     shots(page, "waiting-page-phone")
     game = Game.objects.get()
 
-    services.game_accept(game=game, user=bob)
+    challenges.game_accept(game=game, user=bob)
 
     expect(page.locator(".waiting")).to_have_count(0, timeout=POLL)
     expect(page.locator('input[name="cards"]')).to_have_count(5)

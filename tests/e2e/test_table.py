@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from accounts import services as account_services
 from engine.cards import CARD_TYPE
-from games import services
+from games import challenges, services
 from games.models import Game
 from tests.e2e.test_play_in_the_browser import shown_ids
 from tests.games.helpers import hidden_ids
@@ -93,7 +93,7 @@ def test_the_bots_reply_arrives_as_its_own_step_after_the_players_own_play(
     settings.CELERY_TASK_ALWAYS_EAGER = True
     settings.BOT_MOVE_DELAY_SECONDS = 3
     alice, _bob = players
-    game = services.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "a"})
+    game = challenges.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "a"})
     page = _signed_in(open_page, live_server, alice, viewport=PHONE)
     page.goto(f"{live_server.url}/games/{game.pk}/")
     card = next(c for c in game.state["hands"]["a"] if CARD_TYPE[c] not in ("princess", "hero"))  # no choice

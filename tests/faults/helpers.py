@@ -12,7 +12,7 @@ from typing import Any
 from django.utils import timezone
 
 from dragonheart_site.celery import app
-from games import event_log, services
+from games import challenges, event_log, services
 from games.models import Game, GameEvent
 from outbox.models import Notification
 from outbox.services import CLAIM_TIMEOUT
@@ -31,8 +31,8 @@ def tasks_in_process() -> Iterator[None]:
 def started(alice: Any, bob: Any) -> Game:
     """A game between alice and bob, alice to move; its set-up emails already sent."""
     with tasks_in_process():
-        game = services.game_create(creator=alice, opponent="bob", rules={"first_player": "a"})
-        services.game_accept(game=game, user=bob)
+        game = challenges.game_create(creator=alice, opponent="bob", rules={"first_player": "a"})
+        challenges.game_accept(game=game, user=bob)
     game.refresh_from_db()
     return game
 

@@ -9,7 +9,7 @@ import pytest
 
 from engine import legal_plays
 from engine.cards import DECKS
-from games import event_log, services
+from games import challenges, event_log, services
 from games.models import Game, GameEvent
 
 
@@ -34,8 +34,8 @@ def stack_the_deck(monkeypatch: pytest.MonkeyPatch, a: list[str], b: list[str]) 
 
 def start(creator: Any, opponent: Any, rules: dict[str, Any] | None = None, **extra: Any) -> Game:
     """A challenge from ``creator`` that ``opponent`` has accepted: an active game."""
-    game = services.game_create(creator=creator, opponent=opponent.username, rules=rules, **extra)
-    services.game_accept(game=game, user=opponent)
+    game = challenges.game_create(creator=creator, opponent=opponent.username, rules=rules, **extra)
+    challenges.game_accept(game=game, user=opponent)
     return Game.objects.select_related("player_a", "player_b").get(pk=game.pk)
 
 

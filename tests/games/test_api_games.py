@@ -9,7 +9,7 @@ from django.test import Client
 from rest_framework.throttling import ScopedRateThrottle
 
 from engine.record import replay_document
-from games import services
+from games import challenges, services
 from games.models import Game, GameEvent, Series
 from tests.games.tables import footprint, play, play_to_end, stack_the_deck, start
 
@@ -291,9 +291,9 @@ def test_an_answered_challenge_cannot_be_cancelled(api, answer):
 @pytest.fixture
 def lobby(api, alice, bob, charlie):  # type: ignore[no-untyped-def]
     return {
-        "alice_to_bob": services.game_create(creator=alice, opponent="bob").pk,
-        "charlie_open": services.game_create(creator=charlie, opponent=None).pk,
-        "charlie_private": services.game_create(creator=charlie, opponent=None, private=True).pk,
+        "alice_to_bob": challenges.game_create(creator=alice, opponent="bob").pk,
+        "charlie_open": challenges.game_create(creator=charlie, opponent=None).pk,
+        "charlie_private": challenges.game_create(creator=charlie, opponent=None, private=True).pk,
         "bob_charlie": start(bob, charlie).pk,
     }
 
@@ -784,7 +784,7 @@ def test_the_api_docs_page_is_html(db):
 
 
 def test_an_anonymous_visitor_of_an_invite_is_sent_to_sign_up_and_back(alice):
-    game = services.game_create(creator=alice, opponent=None)
+    game = challenges.game_create(creator=alice, opponent=None)
     invite = f"/invite/{game.invite_token}/"
 
     response = Client().get(invite)
@@ -794,7 +794,7 @@ def test_an_anonymous_visitor_of_an_invite_is_sent_to_sign_up_and_back(alice):
 
 
 def test_a_friend_signs_up_from_an_invite_accepts_it_and_lands_on_the_game(alice):
-    game = services.game_create(creator=alice, opponent=None)
+    game = challenges.game_create(creator=alice, opponent=None)
     invite = f"/invite/{game.invite_token}/"
     browser = Client()
     form = {"username": "dora", "password1": PASSWORD, "password2": PASSWORD, "next": invite}

@@ -10,7 +10,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from accounts import services as account_services
-from games import services
+from games import challenges
 from games.models import GameEvent
 from outbox.models import Notification
 
@@ -19,8 +19,8 @@ from outbox.models import Notification
 def started(transactional_db):
     alice = account_services.user_create(username="alice", password="dragon-heart-42")
     bob = account_services.user_create(username="bob", password="dragon-heart-42")
-    game = services.game_create(creator=alice, opponent="bob")
-    services.game_accept(game=game, user=bob)
+    game = challenges.game_create(creator=alice, opponent="bob")
+    challenges.game_accept(game=game, user=bob)
     game.refresh_from_db()
     mover = alice if game.to_move == "a" else bob
     _, key = account_services.token_create(user=mover, name="race")

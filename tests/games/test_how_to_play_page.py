@@ -10,7 +10,7 @@ import pytest
 from django.utils import translation
 
 from engine.cards import TYPES
-from games import services
+from games import challenges
 from games.templatetags.games_extras import type_label
 from tests.games.tables import start
 from tests.games.test_i18n import CARD_NAMES
@@ -108,7 +108,7 @@ def test_a_link_with_an_unknown_option_gets_the_defaults(client, db):
 
 
 def test_the_german_dwarves_change_the_values_and_the_deck_points(client, alice, bob):
-    game = services.game_create(creator=alice, opponent="bob", rules={"deck_profile": "dwarf_6x1_4x2"})
+    game = challenges.game_create(creator=alice, opponent="bob", rules={"deck_profile": "dwarf_6x1_4x2"})
     page = _page(client, f"/how-to-play/?game={game.pk}")
     assert "10 cards worth 1, 1, 1, 1, 1, 1, 2, 2, 2, 2" in page
     assert "(78 points)" in page

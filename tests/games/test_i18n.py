@@ -17,7 +17,7 @@ from django.utils import translation
 from django.utils.translation import ngettext
 
 from engine.cards import TYPES
-from games import services
+from games import challenges
 from games.models import Game
 from games.templatetags.games_extras import type_label
 
@@ -131,8 +131,8 @@ def _placeholders(text: str) -> set[str]:
 
 
 def _started_game(alice: Any, bob: Any) -> Game:
-    game = services.game_create(creator=alice, opponent="bob")
-    services.game_accept(game=game, user=bob)
+    game = challenges.game_create(creator=alice, opponent="bob")
+    challenges.game_accept(game=game, user=bob)
     return Game.objects.get(pk=game.pk)
 
 

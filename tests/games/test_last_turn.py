@@ -12,7 +12,7 @@ from django.test import Client
 from django.utils import timezone, translation
 
 from engine.cards import CARD_TYPE
-from games import services
+from games import challenges, services
 from games.models import Game
 from tests.games.tables import play, play_first_legal, stack_the_deck, start
 
@@ -226,7 +226,7 @@ def test_a_page_on_your_turn_polls_too_so_a_turn_played_elsewhere_reloads_it(cap
 
 
 def _bot_game(alice: Any) -> Game:
-    return services.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "a"})
+    return challenges.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "a"})
 
 
 def _plain_card(game: Game) -> str:

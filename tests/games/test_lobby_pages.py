@@ -9,7 +9,7 @@ import re
 import pytest
 from django.utils import translation
 
-from games import services
+from games import challenges, services
 from games.forms import CreateGameForm
 from games.models import Game, shown_name
 from games.templatetags.players import outcome_for
@@ -116,7 +116,7 @@ def test_a_finished_game_without_a_winner_is_a_draw_and_a_spectator_sees_no_outc
 
 
 def test_bots_are_named_like_players_in_the_lobby_in_every_language(client, alice):
-    services.game_create(creator=alice, opponent="bot:medium")
+    challenges.game_create(creator=alice, opponent="bot:medium")
     client.force_login(alice)
     english = _html(client.get("/"))
     ukrainian = _html(client.get("/", HTTP_ACCEPT_LANGUAGE="uk"))
@@ -126,7 +126,7 @@ def test_bots_are_named_like_players_in_the_lobby_in_every_language(client, alic
 
 
 def test_the_api_keeps_the_bots_machine_name(api, alice):
-    services.game_create(creator=alice, opponent="bot:strong")
+    challenges.game_create(creator=alice, opponent="bot:strong")
     players = api["alice"].get("/api/games/?mine=1").json()["results"][0]["players"]
     assert players[1]["username"] == "bot:strong"
 
@@ -158,15 +158,15 @@ def test_the_lobbys_news_counts_games_with_the_right_plural(lang, counts):
 
 
 def test_the_waiting_page_counts_days_with_the_right_plural(client, alice, bob):
-    one = services.game_create(creator=alice, opponent="bob", days_per_turn=1)
-    three = services.game_create(creator=alice, opponent="bob", days_per_turn=3)
+    one = challenges.game_create(creator=alice, opponent="bob", days_per_turn=1)
+    three = challenges.game_create(creator=alice, opponent="bob", days_per_turn=3)
     client.force_login(alice)
     assert "1 day for each turn" in _html(client.get(f"/games/{one.pk}/"))
     assert "3 days for each turn" in _html(client.get(f"/games/{three.pk}/"))
 
 
 def test_the_waiting_page_names_the_opponent_and_offers_cancel_and_the_lobby(client, alice, bob):
-    game = services.game_create(creator=alice, opponent="bob")
+    game = challenges.game_create(creator=alice, opponent="bob")
     client.force_login(alice)
     page = _html(client.get(f"/games/{game.pk}/"))
     assert "Waiting for bob" in page
@@ -176,7 +176,7 @@ def test_the_waiting_page_names_the_opponent_and_offers_cancel_and_the_lobby(cli
 
 
 def test_the_challenged_player_sees_accept_and_decline_but_no_cancel(client, alice, bob):
-    game = services.game_create(creator=alice, opponent="bob")
+    game = challenges.game_create(creator=alice, opponent="bob")
     client.force_login(bob)
     page = _html(client.get(f"/games/{game.pk}/"))
     assert "alice challenges you" in page
@@ -186,15 +186,15 @@ def test_the_challenged_player_sees_accept_and_decline_but_no_cancel(client, ali
 
 
 def test_a_spectator_of_a_challenge_is_offered_nothing_to_accept(client, alice, bob, charlie):
-    game = services.game_create(creator=alice, opponent="bob")
+    game = challenges.game_create(creator=alice, opponent="bob")
     client.force_login(charlie)
     page = _html(client.get(f"/games/{game.pk}/"))
     assert f'action="/games/{game.pk}/accept/"' not in page
 
 
 def test_a_declined_challenge_says_so_to_the_challenger(client, alice, bob):
-    game = services.game_create(creator=alice, opponent="bob")
-    services.game_decline(game=game, user=bob)
+    game = challenges.game_create(creator=alice, opponent="bob")
+    challenges.game_decline(game=game, user=bob)
     client.force_login(alice)
     page = _html(client.get(f"/games/{game.pk}/"))
     assert "bob declined the challenge" in page
@@ -202,20 +202,20 @@ def test_a_declined_challenge_says_so_to_the_challenger(client, alice, bob):
 
 
 def test_the_waiting_poll_answers_no_content_until_the_challenge_is_accepted(client, alice, bob):
-    game = services.game_create(creator=alice, opponent="bob")
+    game = challenges.game_create(creator=alice, opponent="bob")
     client.force_login(alice)
     url = f"/games/{game.pk}/waiting/?status=challenge"
     assert client.get(url).status_code == 204
-    services.game_accept(game=game, user=bob)
+    challenges.game_accept(game=game, user=bob)
     accepted = client.get(url)
     assert accepted.status_code == 200
     assert accepted["HX-Refresh"] == "true"
 
 
 def test_the_waiting_poll_reloads_the_page_once_the_challenge_is_declined(client, alice, bob):
-    game = services.game_create(creator=alice, opponent="bob")
+    game = challenges.game_create(creator=alice, opponent="bob")
     client.force_login(alice)
-    services.game_decline(game=game, user=bob)
+    challenges.game_decline(game=game, user=bob)
     assert client.get(f"/games/{game.pk}/waiting/?status=challenge")["HX-Refresh"] == "true"
 
 
@@ -229,7 +229,7 @@ def test_the_lobby_poll_answers_no_content_while_nothing_changed(client, alice, 
 def test_the_lobby_poll_brings_a_new_challenge_and_a_new_version(client, alice, bob):
     client.force_login(alice)
     version = re.search(r'hx-get="/\?lobby=(\w+)"', _html(client.get("/")))[1]  # type: ignore[index]
-    game = services.game_create(creator=bob, opponent="alice")
+    game = challenges.game_create(creator=bob, opponent="alice")
     fresh = _html(client.get(f"/?lobby={version}"))
     assert f'action="/games/{game.pk}/accept/"' in fresh
     assert 'id="lobby-challenges" hx-swap-oob="true"' in fresh

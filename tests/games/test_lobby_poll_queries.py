@@ -8,7 +8,7 @@ import re
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import services
+from games import challenges
 from tests.games.tables import start
 
 
@@ -27,8 +27,8 @@ def test_an_idle_lobby_poll_costs_the_same_for_one_game_and_for_thirty(client, a
     one = _idle_poll_queries(client)
     for _ in range(10):
         start(alice, bob)
-        services.game_create(creator=bob, opponent="alice")
-        services.game_create(creator=charlie, opponent=None)
+        challenges.game_create(creator=bob, opponent="alice")
+        challenges.game_create(creator=charlie, opponent=None)
     assert _idle_poll_queries(client) == one <= 3
 
 

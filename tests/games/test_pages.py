@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts import services as account_services
 from engine.cards import CARD_TYPE
-from games import services
+from games import challenges, services
 from games.models import Game
 from tests.games.helpers import advance, hidden_ids
 
@@ -21,8 +21,8 @@ def _page_client(client, user):
 
 
 def _started(alice, bob) -> Game:
-    game = services.game_create(creator=alice, opponent="bob")
-    services.game_accept(game=game, user=bob)
+    game = challenges.game_create(creator=alice, opponent="bob")
+    challenges.game_accept(game=game, user=bob)
     return Game.objects.get(pk=game.pk)
 
 
@@ -66,6 +66,44 @@ def test_a_play_from_the_page_is_recorded_and_leads_back_to_the_game(client, ali
     assert response.status_code == 302
     assert response["Location"] == f"/games/{game.pk}/"
     assert Game.objects.get(pk=game.pk).version > game.version
+
+
+def _play_form(game: Game) -> dict[str, object]:
+    card = game.state["hands"][game.to_move][0]
+    choice = "chests" if CARD_TYPE[card] == "princess" else ""
+    return {"cards": [card], "choice": choice, "expected_version": game.version}
+
+
+def test_the_play_form_carries_a_fresh_idempotency_key_each_time_it_is_drawn(client, alice, bob):
+    game = _started(alice, bob)
+    page = _page_client(client, alice if game.to_move == "a" else bob)
+    keys = [
+        re.search(r'name="idempotency_key" value="([^"]+)"', page.get(f"/games/{game.pk}/").content.decode())
+        for _ in range(2)
+    ]
+    assert all(keys)
+    assert keys[0][1] != keys[1][1]
+
+
+def test_a_play_form_sent_twice_plays_once_and_both_lead_back_to_the_game(client, alice, bob):
+    game = _started(alice, bob)
+    page = _page_client(client, alice if game.to_move == "a" else bob)
+    form = {**_play_form(game), "idempotency_key": "double-click"}
+    first = page.post(f"/games/{game.pk}/play/", form)
+    second = page.post(f"/games/{game.pk}/play/", form)  # the same form again: its version is stale now
+    assert first.status_code == second.status_code == 302
+    assert second["Location"] == f"/games/{game.pk}/"
+    played = Game.objects.get(pk=game.pk)
+    assert played.version > game.version
+    assert played.events.filter(kind="cards_played").count() == 1
+
+
+def test_a_play_form_sent_again_without_its_key_is_refused_as_stale(client, alice, bob):
+    game = _started(alice, bob)
+    page = _page_client(client, alice if game.to_move == "a" else bob)
+    form = _play_form(game)
+    assert page.post(f"/games/{game.pk}/play/", form).status_code == 302
+    assert page.post(f"/games/{game.pk}/play/", form).status_code == 409
 
 
 def test_polling_answers_no_content_until_the_game_changes(client, alice, bob):

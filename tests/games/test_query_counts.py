@@ -8,13 +8,13 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from accounts.authentication import forget_locally
-from games import services
+from games import challenges
 from tests.games.helpers import advance, ordinary_play
 
 
 def _new_game(api, alice, bob):
-    game = services.game_create(creator=alice, opponent="bob")
-    services.game_accept(game=game, user=bob)
+    game = challenges.game_create(creator=alice, opponent="bob")
+    challenges.game_accept(game=game, user=bob)
     return game.pk
 
 

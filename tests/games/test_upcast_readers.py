@@ -14,7 +14,7 @@ import pytest
 from django.db.models import Field
 
 from engine import events as ev
-from games import event_log, services
+from games import challenges, event_log, services
 from games.management.commands.verify_games import problems_of
 from games.models import Game, GameEvent
 from notifications import emails
@@ -49,8 +49,8 @@ def _twin_of_old_version(game: Game) -> Game:
 
 @pytest.fixture
 def running(api, alice, bob) -> tuple[Game, Game]:
-    game = services.game_create(creator=alice, opponent="bob")
-    services.game_accept(game=game, user=bob)
+    game = challenges.game_create(creator=alice, opponent="bob")
+    challenges.game_accept(game=game, user=bob)
     assert advance(api, game.pk, 12) == 12
     game = Game.objects.get(pk=game.pk)
     return game, _twin_of_old_version(game)
@@ -58,8 +58,8 @@ def running(api, alice, bob) -> tuple[Game, Game]:
 
 @pytest.fixture
 def finished(alice, bob) -> tuple[Game, Game]:
-    game = services.game_create(creator=alice, opponent="bob")
-    services.game_accept(game=game, user=bob)
+    game = challenges.game_create(creator=alice, opponent="bob")
+    challenges.game_accept(game=game, user=bob)
     game = Game.objects.get(pk=game.pk)
     play_to_end(game)
     game = Game.objects.get(pk=game.pk)
@@ -120,7 +120,7 @@ def test_the_audit_upcasts(request, which):
 
 
 def test_the_bot_reads_an_old_log_as_a_current_one(alice, monkeypatch):
-    game = services.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "a"})
+    game = challenges.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "a"})
     for _ in range(4):  # alice and the bot in turn: the log has draws the bot's view looks at
         game = Game.objects.get(pk=game.pk)
         services.game_play(game=game, user=alice, expected_version=game.version, **_first_legal(game))

@@ -7,7 +7,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from games import services
+from games import challenges, services
 from games.models import Game, GameEvent
 from tests.games.helpers import advance
 
@@ -23,15 +23,15 @@ def _verify() -> tuple[int, str]:
 
 @pytest.fixture
 def played(api, alice, bob):
-    game = services.game_create(creator=alice, opponent="bob")
-    services.game_accept(game=game, user=bob)
+    game = challenges.game_create(creator=alice, opponent="bob")
+    challenges.game_accept(game=game, user=bob)
     advance(api, game.pk, 12)
     return Game.objects.get(pk=game.pk)
 
 
 def test_healthy_games_verify_cleanly(played, alice, bob):
-    resigned = services.game_create(creator=alice, opponent="bob")
-    services.game_accept(game=resigned, user=bob)
+    resigned = challenges.game_create(creator=alice, opponent="bob")
+    challenges.game_accept(game=resigned, user=bob)
     services.game_resign(game=resigned, user=bob)
     code, out = _verify()
     assert code == 0, out

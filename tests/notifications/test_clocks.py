@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.core import mail
 
-from games import clocks, services
+from games import challenges, clocks, services
 from games.models import Game
 from notifications import preferences
 from notifications import services as notifications
@@ -20,10 +20,10 @@ START = datetime(2026, 10, 24, 12, 0, tzinfo=UTC)  # Berlin leaves summer time o
 
 def _game(alice, bob, capture, days=2, first="a") -> Game:
     with capture(execute=True):
-        game = services.game_create(
+        game = challenges.game_create(
             creator=alice, opponent="bob", rules={"first_player": first}, days_per_turn=days
         )
-        services.game_accept(game=game, user=bob)
+        challenges.game_accept(game=game, user=bob)
     game = Game.objects.get(pk=game.pk)
     Game.objects.filter(pk=game.pk).update(turn_started_at=START, deadline=START + timedelta(days=days))
     mail.outbox.clear()
@@ -32,16 +32,16 @@ def _game(alice, bob, capture, days=2, first="a") -> Game:
 
 def test_each_turn_gets_its_full_time(alice, bob, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        game = services.game_create(creator=alice, opponent="bob", days_per_turn=3)
-        services.game_accept(game=game, user=bob)
+        game = challenges.game_create(creator=alice, opponent="bob", days_per_turn=3)
+        challenges.game_accept(game=game, user=bob)
     game = Game.objects.get(pk=game.pk)
     assert game.deadline - game.turn_started_at == timedelta(days=3)
 
 
 def test_a_casual_game_has_no_deadline(alice, bob, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        game = services.game_create(creator=alice, opponent="bob")
-        services.game_accept(game=game, user=bob)
+        game = challenges.game_create(creator=alice, opponent="bob")
+        challenges.game_accept(game=game, user=bob)
     assert Game.objects.get(pk=game.pk).deadline is None
 
 
@@ -66,7 +66,7 @@ def test_running_out_of_time_loses_the_game_and_both_players_are_told(
     Game.objects.filter(pk=game.pk).update(deadline=START + timedelta(days=2))
     mail.outbox.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        assert clocks.expire(START + timedelta(days=2, seconds=1)) == 1
+        assert services.time_out_overdue_games(now=START + timedelta(days=2, seconds=1)) == 1
     ended = Game.objects.get(pk=game.pk)
     assert (ended.status, ended.winner, ended.end_reason) == ("finished", "a", "timeout")
     assert sorted(m.to[0] for m in mail.outbox) == [alice.email, bob.email]
@@ -77,14 +77,14 @@ def test_a_game_whose_first_move_never_comes_is_aborted_without_a_result(
     alice, bob, django_capture_on_commit_callbacks
 ):
     game = _game(alice, bob, django_capture_on_commit_callbacks)
-    clocks.expire(START + timedelta(days=3))
+    services.time_out_overdue_games(now=START + timedelta(days=3))
     ended = Game.objects.get(pk=game.pk)
     assert (ended.status, ended.winner, ended.end_reason) == ("finished", "", "aborted")
 
 
 def test_time_does_not_run_out_before_the_deadline(alice, bob, django_capture_on_commit_callbacks):
     game = _game(alice, bob, django_capture_on_commit_callbacks)
-    assert clocks.expire(START + timedelta(days=2) - timedelta(seconds=1)) == 0
+    assert services.time_out_overdue_games(now=START + timedelta(days=2) - timedelta(seconds=1)) == 0
     assert Game.objects.get(pk=game.pk).status == "active"
 
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from django.core import mail
 
-from games import services
+from games import challenges
 from notifications import services as notifications
 from notifications.models import Preferences
 from outbox.models import Notification
@@ -20,8 +20,8 @@ def _digest_reader(user, hour=8, zone="Europe/Berlin"):
 
 def _waiting_for(alice, bob, capture):
     with capture(execute=True):
-        game = services.game_create(creator=alice, opponent="bob", rules={"first_player": "a"})
-        services.game_accept(game=game, user=bob)
+        game = challenges.game_create(creator=alice, opponent="bob", rules={"first_player": "a"})
+        challenges.game_accept(game=game, user=bob)
     mail.outbox.clear()
     return game
 

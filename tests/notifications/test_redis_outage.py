@@ -16,7 +16,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from dragonheart_site.celery import app
-from games import services
+from games import challenges
 from notifications import tasks
 from outbox.models import Notification
 from tests.cache_settings import production_caches
@@ -36,8 +36,8 @@ def test_with_redis_stopped_a_play_succeeds_and_its_email_goes_out_when_redis_is
 ):
     own_redis.start()
     own_redis.stop()
-    game = services.game_create(creator=alice, opponent="bob", rules={"first_player": "a"})
-    services.game_accept(game=game, user=bob)  # the turn email of alice cannot be queued
+    game = challenges.game_create(creator=alice, opponent="bob", rules={"first_player": "a"})
+    challenges.game_accept(game=game, user=bob)  # the turn email of alice cannot be queued
     mail.outbox.clear()
 
     began = time.monotonic()

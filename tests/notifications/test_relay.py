@@ -18,7 +18,7 @@ from django.db import connection, transaction
 
 from accounts import services as account_services
 from engine.rules import legal_plays
-from games import event_log, services
+from games import challenges, event_log, services
 from games.models import Game
 from notifications import checks, tasks
 from notifications import services as notifications
@@ -39,7 +39,7 @@ def _note(user: Any, key: str, game: Game | None = None) -> Notification:
 
 
 def _game(creator: Any, opponent: Any) -> Game:
-    return services.game_create(creator=creator, opponent=opponent.username)
+    return challenges.game_create(creator=creator, opponent=opponent.username)
 
 
 class Published(list[list[int]]):
@@ -144,8 +144,8 @@ def test_with_the_relay_a_play_publishes_nothing_and_its_email_still_goes_out_on
     published_by_requests: list[int] = []
     monkeypatch.setattr(outbox, "queue_delivery", published_by_requests.append)
     alice, bob = _user("alice"), _user("bob")
-    game = services.game_create(creator=alice, opponent="bob")
-    services.game_accept(game=game, user=bob)
+    game = challenges.game_create(creator=alice, opponent="bob")
+    challenges.game_accept(game=game, user=bob)
     game = Game.objects.get(pk=game.pk)
     state = event_log.load_state(game)
     play = legal_plays(state)[0]

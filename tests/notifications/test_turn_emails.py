@@ -12,7 +12,7 @@ from django.core import mail
 from django.utils import timezone
 
 from engine.cards import CARD_TYPE, CARD_VALUES
-from games import services
+from games import challenges
 from games.models import Game
 from notifications import preferences, tasks
 from notifications import services as notifications
@@ -26,8 +26,8 @@ VALUES = CARD_VALUES["standard"]
 
 def _started(alice, bob, capture) -> Game:
     with capture(execute=True):
-        game = services.game_create(creator=alice, opponent="bob")
-        services.game_accept(game=game, user=bob)
+        game = challenges.game_create(creator=alice, opponent="bob")
+        challenges.game_accept(game=game, user=bob)
     return Game.objects.get(pk=game.pk)
 
 
@@ -267,7 +267,7 @@ def test_the_challenge_email_links_to_the_challenge_which_can_be_answered_there(
     client, alice, bob, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        game = services.game_create(creator=alice, opponent="bob")
+        game = challenges.game_create(creator=alice, opponent="bob")
     (message,) = mail.outbox
     assert message.to == [bob.email]
     link = re.search(r"https?://\S+/games/(\S+?)/", message.body)

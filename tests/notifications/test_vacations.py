@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from core.errors import Conflict, InvalidRequest
-from games import clocks, services, vacations
+from games import challenges, services, vacations
 from games.models import Game, Vacation
 
 NOW = datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
@@ -15,10 +15,10 @@ NOW = datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
 
 def _bobs_turn(alice, bob, capture) -> Game:
     with capture(execute=True):
-        game = services.game_create(
+        game = challenges.game_create(
             creator=alice, opponent="bob", rules={"first_player": "b"}, days_per_turn=1
         )
-        services.game_accept(game=game, user=bob)
+        challenges.game_accept(game=game, user=bob)
     Game.objects.filter(pk=game.pk).update(turn_started_at=NOW, deadline=NOW + timedelta(days=1))
     return Game.objects.get(pk=game.pk)
 
@@ -35,7 +35,7 @@ def test_no_timeout_while_away_and_the_stopped_time_is_given_back(
 ):
     game = _bobs_turn(alice, bob, django_capture_on_commit_callbacks)
     vacations.vacation_start(user=bob, days=5, now=NOW + timedelta(hours=6))
-    assert clocks.expire(NOW + timedelta(days=3)) == 0
+    assert services.time_out_overdue_games(now=NOW + timedelta(days=3)) == 0
     assert Game.objects.get(pk=game.pk).status == "active"
 
     vacations.end_vacations(NOW + timedelta(days=5, hours=6))
@@ -43,8 +43,8 @@ def test_no_timeout_while_away_and_the_stopped_time_is_given_back(
     # Six hours were used before leaving; eighteen remain after coming back.
     assert back.deadline == NOW + timedelta(days=5, hours=6) + timedelta(hours=18)
     assert back.events.order_by("-seq").first().kind == "vacation_ended"
-    assert clocks.expire(NOW + timedelta(days=5, hours=23)) == 0
-    assert clocks.expire(NOW + timedelta(days=6, hours=1)) == 1
+    assert services.time_out_overdue_games(now=NOW + timedelta(days=5, hours=23)) == 0
+    assert services.time_out_overdue_games(now=NOW + timedelta(days=6, hours=1)) == 1
 
 
 def test_at_most_twenty_one_vacation_days_a_year(alice):

@@ -6,7 +6,7 @@ from django.core import mail
 
 from accounts import services as account_services
 from engine.cards import CARD_TYPE
-from games import services
+from games import challenges, services
 from outbox import services as outbox
 from outbox.models import Notification
 from tests.celery_worker import wait_for
@@ -19,8 +19,8 @@ def test_a_challenge_accepted_sends_the_first_player_one_email_through_the_worke
         username="alice", password="dragon-heart-42", email="alice@example.com"
     )
     bob = account_services.user_create(username="bob", password="dragon-heart-42", email="bob@example.com")
-    game = services.game_create(creator=alice, opponent="bob", rules={"first_player": "b"})
-    services.game_accept(game=game, user=bob)
+    game = challenges.game_create(creator=alice, opponent="bob", rules={"first_player": "b"})
+    challenges.game_accept(game=game, user=bob)
 
     turn = Notification.objects.filter(game=game, kind="your_turn", sent_at__isnull=False)
     assert wait_for(lambda: turn.exists())

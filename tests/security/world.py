@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from accounts import services as account_services
 from engine import legal_plays
-from games import event_log, services
+from games import challenges, event_log, services
 from games.models import Game
 from notifications.preferences import preferences_of, unsubscribe_token
 from tests.games.tables import start
@@ -89,9 +89,9 @@ def build_world() -> World:
         keys={name: key for name, (_, key) in tokens.items()},
         token_ids={name: token.pk for name, (token, _) in tokens.items()},
         active=start(alice, bob, rules={"first_player": "a"}),
-        challenge=services.game_create(creator=alice, opponent="bob"),
+        challenge=challenges.game_create(creator=alice, opponent="bob"),
         finished=Game.objects.get(pk=finished.pk),
-        invite=services.game_create(creator=alice, opponent=None, private=True),
+        invite=challenges.game_create(creator=alice, opponent=None, private=True),
     )
 
 
