@@ -44,7 +44,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "django_htmx",
+    "django_htmx",  # its script tag and HTTP helpers; no view reads request.htmx, so no middleware
     "accounts",
     "outbox",
     "games",
@@ -63,7 +63,6 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "core.middleware.MessageMiddleware",
-    "django_htmx.middleware.HtmxMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # After every middleware that sets headers, so that its own answers (413, 411, a malformed
     # body) carry them too; none of those before it reads a body.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db.models import Q, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
@@ -106,7 +107,7 @@ def get_game(game_id: str) -> Game:
     return game
 
 
-def game_response(game: Game, user: Any, status_code: int = status.HTTP_200_OK) -> Response:
+def game_response(game: Game, user: User, status_code: int = status.HTTP_200_OK) -> Response:
     state = event_log.load_state(game) if game.version else None
     return Response(presenters.game_view(game, state, user), status=status_code)
 
@@ -200,13 +201,13 @@ class GameListCreateApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         game = challenges.game_create(creator=signed_in(request), **data.validated_data)
-        return game_response(get_game(game.pk), request.user, status.HTTP_201_CREATED)
+        return game_response(get_game(game.pk), signed_in(request), status.HTTP_201_CREATED)
 
 
 class GameDetailApi(APIView):
     @extend_schema(parameters=[GAME_ID], responses={200: GameViewSerializer}, summary="Your view of a game")
     def get(self, request: Request, game_id: str) -> Response:
-        return game_response(get_game(game_id), request.user)
+        return game_response(get_game(game_id), signed_in(request))
 
 
 def _action(name: str, doc: str, service: Any) -> type[APIView]:
@@ -214,8 +215,9 @@ def _action(name: str, doc: str, service: Any) -> type[APIView]:
 
     @extend_schema(parameters=[GAME_ID], request=None, responses={200: GameViewSerializer}, summary=doc)
     def post(self: APIView, request: Request, game_id: str) -> Response:
-        game = service(game=get_game(game_id), user=request.user)
-        return game_response(get_game(game.pk) if isinstance(game, Game) else get_game(game_id), request.user)
+        user = signed_in(request)
+        game = service(game=get_game(game_id), user=user)
+        return game_response(get_game(game.pk) if isinstance(game, Game) else get_game(game_id), user)
 
     return type(f"{name}Api", (APIView,), {"post": post, "__doc__": doc})
 

@@ -8,6 +8,7 @@ import secrets
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -128,7 +129,7 @@ class Game(models.Model):
     def __str__(self) -> str:
         return self.id
 
-    def seat_of(self, user: Any) -> Seat | None:
+    def seat_of(self, user: User) -> Seat | None:
         """The seat ``user`` holds in this game, or None (a spectator)."""
         user_id = getattr(user, "pk", None)
         if user_id is None:

@@ -7,6 +7,7 @@ import hashlib
 from functools import cache
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Count, Q, QuerySet
 
@@ -49,7 +50,7 @@ def _light() -> QuerySet[Game]:
     return Game.objects.defer("state", "options")
 
 
-def lobby(user: Any) -> dict[str, list[Game]]:
+def lobby(user: User) -> dict[str, list[Game]]:
     mine = Q(player_a=user) | Q(player_b=user)
     active = list(_light().filter(mine, status=Game.Status.ACTIVE).order_by("turn_started_at"))
     your_turn = [g for g in active if g.seat_of(user) == g.to_move]
@@ -71,7 +72,7 @@ def lobby(user: Any) -> dict[str, list[Game]]:
     }
 
 
-def lobby_version(user: Any) -> str:
+def lobby_version(user: User) -> str:
     """A short fingerprint of everything the lobby's lists show, in one query: it changes
     when a challenge arrives, is accepted, declined or cancelled, an open challenge appears
     or goes, a game moves (its version) or ends. The lobby polls with it and is answered
@@ -89,7 +90,7 @@ def lobby_version(user: Any) -> str:
     return digest.hexdigest()
 
 
-def win_loss_record(user: Any) -> dict[str, int]:
+def win_loss_record(user: User) -> dict[str, int]:
     """Wins, losses and draws over finished games, in one query."""
     as_a = Q(player_a=user)
     as_b = Q(player_b=user)
@@ -102,7 +103,7 @@ def win_loss_record(user: Any) -> dict[str, int]:
     )
 
 
-def games_of(user: Any, *, limit: int = 100) -> QuerySet[Game]:
+def games_of(user: User, *, limit: int = 100) -> QuerySet[Game]:
     """The player's games, newest first (the profile's list)."""
     mine = Q(player_a=user) | Q(player_b=user)
     return _light().filter(mine).order_by("-created_at")[:limit]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
@@ -25,13 +26,13 @@ def away_user_ids(now: datetime) -> set[int]:
     return set(Vacation.objects.filter(starts_at__lte=now, ends_at__gt=now).values_list("user_id", flat=True))
 
 
-def current(user: Any, now: datetime | None = None) -> Vacation | None:
+def current(user: User, now: datetime | None = None) -> Vacation | None:
     now = now or timezone.now()
     return Vacation.objects.filter(user=user, starts_at__lte=now, ends_at__gt=now).first()
 
 
 @transaction.atomic
-def vacation_start(*, user: Any, days: int, now: datetime | None = None) -> Vacation:
+def vacation_start(*, user: User, days: int, now: datetime | None = None) -> Vacation:
     """Start an absence of ``days`` days now, and record it in every running game: all or
     nothing, so that a failure leaves no vacation that some of the games do not know of."""
     now = now or timezone.now()
@@ -82,7 +83,7 @@ def _close(vacation: Vacation) -> None:
     Vacation.objects.filter(pk=vacation.pk).update(closed=True)
 
 
-def _running_games(user: Any) -> list[Game]:
+def _running_games(user: User) -> list[Game]:
     return list(Game.objects.filter(Q(player_a=user) | Q(player_b=user), status=Game.Status.ACTIVE))
 
 

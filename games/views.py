@@ -53,8 +53,8 @@ def home(request: HttpRequest) -> HttpResponse:
             form.add_error(CREATE_ERROR_FIELDS.get(exc.code), exc.detail)
     context = {
         "form": form,
-        "lists": selectors.lobby(request.user),
-        "lobby_version": selectors.lobby_version(request.user),
+        "lists": selectors.lobby(signed_in(request)),
+        "lobby_version": selectors.lobby_version(signed_in(request)),
     }
     return render(request, "home.html", context)
 
@@ -63,10 +63,10 @@ def _lobby_poll(request: HttpRequest) -> HttpResponse:
     """The lobby asks every few seconds with the fingerprint of what it shows: one query and
     no content while nothing changed; else the lists afresh, which htmx swaps in place (the
     new-game form, and whatever the player is typing in it, stays as it is)."""
-    version = selectors.lobby_version(request.user)
+    version = selectors.lobby_version(signed_in(request))
     if version == request.GET["lobby"]:
         return HttpResponse(status=204)
-    context = {"lists": selectors.lobby(request.user), "lobby_version": version}
+    context = {"lists": selectors.lobby(signed_in(request)), "lobby_version": version}
     return render(request, "games/_lobby_live.html", context)
 
 
@@ -369,7 +369,7 @@ def game_history(request: HttpRequest, game_id: str) -> HttpResponse:
     if not rows:
         return redirect("game", game_id=game.pk)
     log = [row.as_engine_event() for row in rows]
-    seat = game.seat_of(request.user)
+    seat = game.seat_of(signed_in(request))
     game_turns = history.turns_of(log)
     step = _history_turn(request, game_turns, seat)
     last = game_turns[-1].number
@@ -468,7 +468,7 @@ def _history_log(
 def vacation_start(request: HttpRequest) -> HttpResponse:
     try:
         days = int(request.POST.get("days", ""))
-        vacations.vacation_start(user=request.user, days=days)
+        vacations.vacation_start(user=signed_in(request), days=days)
         messages.success(request, _("Enjoy your vacation: your clocks stop until you are back."))
     except ValueError:
         messages.error(request, _("Give the number of days."))

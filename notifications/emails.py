@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -36,7 +37,7 @@ def render_triplet(name: str, context: dict[str, Any], language: str) -> tuple[s
 RECENT_EVENTS = 40
 
 
-def turn_context(game: Game, user: Any) -> dict[str, Any]:
+def turn_context(game: Game, user: User) -> dict[str, Any]:
     """What the player needs to decide: the opponent's moves since their last turn (as they
     may see them), their hand, the board in short, and links."""
     state = event_log.load_state(game)
@@ -123,7 +124,7 @@ def digest_email(note: Notification, prefs: Preferences) -> EmailMultiAlternativ
     return _message(user, "digest", context, prefs)
 
 
-def _message(user: Any, name: str, context: dict[str, Any], prefs: Preferences) -> EmailMultiAlternatives:
+def _message(user: User, name: str, context: dict[str, Any], prefs: Preferences) -> EmailMultiAlternatives:
     subject, text, html = render_triplet(name, context, prefs.language)
     message = EmailMultiAlternatives(
         subject,

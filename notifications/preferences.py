@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from django.contrib.auth.models import User
 from django.core import signing
 
 from notifications.models import Preferences
@@ -11,12 +10,12 @@ from notifications.models import Preferences
 UNSUBSCRIBE_SALT = "notifications.unsubscribe"
 
 
-def preferences_of(user: Any) -> Preferences:
+def preferences_of(user: User) -> Preferences:
     prefs, _ = Preferences.objects.get_or_create(user=user)
     return prefs
 
 
-def unsubscribe_token(user: Any) -> str:
+def unsubscribe_token(user: User) -> str:
     return signing.dumps(user.pk, salt=UNSUBSCRIBE_SALT)
 
 

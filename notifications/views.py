@@ -14,6 +14,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from accounts.models import ApiToken
+from accounts.users import signed_in
 from games import selectors as games
 from games import vacations
 from notifications import preferences, selectors
@@ -22,7 +23,7 @@ from notifications.forms import PreferencesForm
 
 @login_required
 def profile(request: HttpRequest) -> HttpResponse:
-    user = request.user
+    user = signed_in(request)
     form = PreferencesForm(request.POST or None, instance=preferences.preferences_of(user))
     if request.method == "POST" and form.is_valid():
         prefs = form.save()
@@ -36,7 +37,7 @@ def profile(request: HttpRequest) -> HttpResponse:
         "away": vacations.current(user),
         "preferences": form,
         "games": games.games_of(user),
-        "tokens": ApiToken.objects.filter(user=user),  # type: ignore[misc]
+        "tokens": ApiToken.objects.filter(user=user),
         "sent": selectors.sent_to(user),
         "new_key": request.session.pop("new_token_key", None),
     }
