@@ -133,3 +133,11 @@ def event_view(row: GameEvent, game: Game, viewer: Any) -> dict[str, Any]:
     event: Event = row.as_engine_event()
     shown = view_event(event, game.seat_of(viewer), game.status == Game.Status.FINISHED)
     return {"seq": row.seq, "created_at": row.created_at, **shown}
+
+
+def hand_groups(hand: list[dict[str, Any]] | None) -> list[list[dict[str, Any]]]:
+    """The hand sorted into groups of one type, in board order: a turn plays one type."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for card in hand or []:
+        groups.setdefault(card["type"], []).append(card)
+    return [groups[kind] for kind in TYPES if kind in groups]

@@ -152,14 +152,6 @@ def _spaces(board: dict[str, list[dict[str, Any]]] | None) -> list[dict[str, Any
     return spaces
 
 
-def _hand_groups(hand: list[dict[str, Any]] | None) -> list[list[dict[str, Any]]]:
-    """The hand sorted into groups of one type, in board order: a turn plays one type."""
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for card in hand or []:
-        groups.setdefault(card["type"], []).append(card)
-    return [groups[kind] for kind in TYPES if kind in groups]
-
-
 def _takings(board: dict[str, list[dict[str, Any]]] | None) -> dict[str, dict[str, int]]:
     """Cards and points each choice would take now, for the princess and hero prompts."""
     piles = {"chests": "chest", "stones": "stone_dragon", "princesses": "princess", "trolls": "troll"}
@@ -223,7 +215,7 @@ def _game_context(request: HttpRequest, game: Game) -> dict[str, Any]:
         "view": view,
         "play_key": secrets.token_urlsafe(16),
         "spaces": _spaces(view["board"]),
-        "hand_groups": _hand_groups(view["hand"]),
+        "hand_groups": presenters.hand_groups(view["hand"]),
         "takings": _takings(view["board"]),
         "end_notice": _end_notice(view, me, names) if state is not None else "",
         **turns_shown,

@@ -13,9 +13,11 @@ from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
+from django.utils.text import capfirst
 
 from games import event_log, history, presenters
 from games.models import Game
+from games.templatetags.games_extras import card_label
 from notifications.models import Preferences
 from notifications.preferences import preferences_of, unsubscribe_token
 from notifications.selectors import waiting_games
@@ -38,11 +40,36 @@ RECENT_EVENTS = 40
 
 
 def turn_context(game: Game, user: User) -> dict[str, Any]:
-    """What the player needs to decide: the opponent's moves since their last turn (as they
-    may see them), their hand, the board in short, and links."""
+    """What the player needs to decide, in the active language: the opponent's moves since
+    their last turn (as they may see them), the board with the hold, the voyages, the Great
+    Dragon, both draw piles, their hand as the page groups it, and links."""
     state = event_log.load_state(game)
     view = presenters.game_view(game, state, user)
     seat = view["your_seat"]
+    names = history.names_of(game)
+    opponent_seat = "b" if seat == "a" else "a"
+    piles = {p["seat"]: p["pile_size"] for p in view["players"]}
+    return {
+        "user": user,
+        "game": game,
+        "view": view,
+        "opponent": names[opponent_seat],
+        "since": _since_your_last_turn(game, user, seat, names, state.values),
+        "hand": [[card_label(card) for card in group] for group in presenters.hand_groups(view["hand"])],
+        "board": _board_lines(view),
+        "voyages": view["voyages"],
+        "dragon": names[view["dragon"]] if view["dragon"] else "",
+        "dragon_is_yours": view["dragon"] == seat,
+        "your_pile": piles.get(seat, 0),
+        "their_pile": piles.get(opponent_seat, 0),
+        "game_url": _absolute(reverse("game", args=[game.pk])),
+        "unsubscribe_url": _absolute(reverse("unsubscribe", args=[unsubscribe_token(user)])),
+    }
+
+
+def _since_your_last_turn(
+    game: Game, user: User, seat: str | None, names: dict[str, str], values: dict[str, int]
+) -> list[str]:
     # The opponent's turn is a handful of events: read the log's tail, and all of it only
     # when the reader's last turn lies further back (reading every event was two thirds of
     # the cost of an email in a long game).
@@ -51,28 +78,23 @@ def turn_context(game: Game, user: User) -> dict[str, Any]:
     if since == 1 and rows and rows[0].seq > 1:
         rows = event_log.read_events(game)
         since = history.first_unseen_step([row.as_engine_event() for row in rows], seat)
-    names = history.names_of(game)
     lines = [
-        history.describe(presenters.event_view(row, game, user), names, state.values)
-        for row in rows[since - 1 :]
+        history.describe(presenters.event_view(row, game, user), names, values) for row in rows[since - 1 :]
     ]
-    board = [
-        {"label": history.type_name(kind, 2).capitalize(), "cards": cards}
+    return [line for line in lines if line]
+
+
+def _board_lines(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each space with cards on it, then the hold, as the edition names them."""
+    spaces = [
+        {"label": capfirst(history.type_name(kind, 2)), "cards": [card_label(card) for card in cards]}
         for kind, cards in (view["board"] or {}).items()
         if cards
     ]
-    opponent = names["b" if seat == "a" else "a"]
-    return {
-        "user": user,
-        "game": game,
-        "view": view,
-        "opponent": opponent,
-        "since": [line for line in lines if line],
-        "hand": view["hand"] or [],
-        "board": board,
-        "game_url": _absolute(reverse("game", args=[game.pk])),
-        "unsubscribe_url": _absolute(reverse("unsubscribe", args=[unsubscribe_token(user)])),
-    }
+    if view.get("hold"):
+        hold = [card_label(card) for card in view["hold"]]
+        spaces.append({"label": capfirst(history.type_name("hold")), "cards": hold})
+    return spaces
 
 
 def _local_deadline(game: Game, time_zone: str) -> str:
@@ -147,6 +169,13 @@ def email_for(note: Notification) -> EmailMultiAlternatives:
 
 def _email_of(note: Notification) -> EmailMultiAlternatives:
     prefs = preferences_of(note.user)  # read once: language, time zone
+    # Everything in the reader's language: the history lines and card names as well as the
+    # templates (a worker's own language is the site's default).
+    with translation.override(prefs.language):
+        return _email_in_language(note, prefs)
+
+
+def _email_in_language(note: Notification, prefs: Preferences) -> EmailMultiAlternatives:
     if note.kind == Notification.Kind.DIGEST:
         return digest_email(note, prefs)
     assert note.game is not None

@@ -11,8 +11,7 @@ from zoneinfo import ZoneInfo
 from django.db import transaction
 from django.utils import timezone
 
-from engine import events as ev
-from games.models import GameEvent
+from games import event_log
 from notifications import emails, selectors
 from notifications.models import Preferences
 from notifications.preferences import preferences_of
@@ -70,8 +69,7 @@ def _turn_still_open(note: Notification) -> bool:
     _, _, version = note.key.rpartition(":")
     if not version.isdigit():
         return False  # not a row about one turn of this game
-    later = GameEvent.objects.filter(game_id=game.pk, seq__gt=int(version))
-    return not later.exclude(kind__in=(ev.VACATION_STARTED, ev.VACATION_ENDED)).exists()
+    return not event_log.played_since(game, int(version))
 
 
 def queue_digests(now: datetime) -> int:

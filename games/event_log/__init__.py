@@ -19,6 +19,7 @@ from django.db.models import Model
 from django.utils import timezone
 
 from engine import AnyEvent, Event, State, fold
+from engine import events as ev
 from games.errors import StaleVersion
 from games.event_log import statements
 from games.models import Game, GameEvent
@@ -39,6 +40,13 @@ def read_events(game: Game, after: int = 0, limit: int | None = None) -> list[Ga
 def read_log(game: Game) -> list[Event]:
     """The whole log as engine events of the current schema."""
     return [row.as_engine_event() for row in read_events(game)]
+
+
+def played_since(game: Game, version: int) -> bool:
+    """Whether a play was recorded after ``version``: any event but a vacation's start or end,
+    which are clock facts and leave a turn open."""
+    later = GameEvent.objects.filter(game_id=game.pk, seq__gt=version)
+    return later.exclude(kind__in=(ev.VACATION_STARTED, ev.VACATION_ENDED)).exists()
 
 
 def rebuild_state(game: Game) -> State:

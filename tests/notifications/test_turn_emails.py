@@ -14,6 +14,7 @@ from django.utils import timezone
 from engine.cards import CARD_TYPE, CARD_VALUES
 from games import challenges
 from games.models import Game
+from games.templatetags.games_extras import card_label
 from notifications import preferences, tasks
 from notifications import services as notifications
 from notifications.models import Preferences
@@ -86,9 +87,10 @@ def test_the_email_shows_the_players_own_hand_and_no_hidden_card(
     for text in (message.subject, message.body, message.alternatives[0][0]):
         assert not {c for c in secret if re.search(rf"(?<![\w-]){c}(?![\w-])", text)}
     hand = Game.objects.get(pk=game.pk).state["hands"][seat]
-    faces = sorted(CARD_TYPE[c] if CARD_TYPE[c] == "ship" else f"{CARD_TYPE[c]} {VALUES[c]}" for c in hand)
-    shown = message.body.split("Your hand:")[1].split("\n")[0]
-    assert sorted(part.strip() for part in shown.split(",")) == faces  # own cards, nothing else
+    faces = sorted(card_label({"type": CARD_TYPE[c], "value": VALUES[c]}) for c in hand)
+    shown = message.body.split("Your hand:\n")[1].split("\n\n")[0]
+    cards = [name.strip() for line in shown.splitlines() for name in line.removeprefix("- ").split(",")]
+    assert sorted(cards) == faces  # own cards as the edition names them, nothing else
 
 
 def test_every_email_has_one_click_unsubscribe_and_it_works(
@@ -238,7 +240,12 @@ def test_the_email_is_written_in_the_players_language(alice, bob, django_capture
     _started(alice, bob, django_capture_on_commit_callbacks)
     message = [m for m in mail.outbox if "Du bist am Zug" in m.subject]
     assert len(message) == 1
-    assert "Deine Hand:" in message[0].body
+    assert "Fahrten 0/3" in message[0].subject
+    body = message[0].body
+    assert "Deine Hand:" in body
+    assert "Die Karten sind gemischt und verteilt" in body  # the history lines too
+    assert "Nachziehstapel" in body
+    assert not re.search(r"\b(chest|fire_dragon|stone_dragon|princess|troll|dwarf|hero|huntress|ship)\b", body)
 
 
 @pytest.mark.parametrize("tail", [1, 3, 40])

@@ -33,8 +33,8 @@ def test_a_challenge_accepted_sends_the_first_player_one_email_through_the_worke
     assert wait_for(lambda: turn.count() == 2)
     turn_mails = [m for m in mail.outbox if "Your turn" in m.subject]
     assert [m.to for m in turn_mails] == [["bob@example.com"], ["alice@example.com"]]
-    assert "bob" in turn_mails[1].subject
-    assert game.pk in turn_mails[1].subject
+    assert turn_mails[1].subject == "Your turn against bob — voyages 0/3"
+    assert f"/games/{game.pk}/" in turn_mails[1].body
 
     # The same task delivered again (a redelivery) sends nothing more. The worker takes tasks
     # one by one, in order: once a marker queued after it is sent, the redelivery has run.
