@@ -30,7 +30,8 @@ class RedisChannel(kombu_redis.Channel):
     transport still knows its broker: the messages are given back, or that fails with a
     connection error, which the worker expects, and it reconnects. Drop this once neither
     kombu's close() stops at that read nor celery closes the collected connection again:
-    tests/faults/test_worker_survives_redis.py fails without it."""
+    tests/faults/test_worker_survives_redis.py fails without it. The releases it was checked
+    against, and the private names it reads, are pinned by tests/core/test_checked_versions.py."""
 
     def close(self) -> None:
         # _in_poll and _brpop_read are kombu's own, missing from its stubs.

@@ -1,17 +1,16 @@
 """Django's and django-csp's middleware, minus work that every request repeated for nothing:
-done once, or only when a request needs it. Each behaves as the library's (tests/security,
-tests/games/test_middleware.py compare them). Then the site's own: the pages' answer to a lost
-database, and the checks on request bodies."""
+done once, or only when a request needs it. Each behaves as the library's (tests compare them:
+tests/security/test_csp_header_cache.py, tests/games/test_middleware.py). Then the site's own:
+the pages' answer to a lost database, and the checks on request bodies."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from functools import cache, cached_property
+from functools import cached_property
 from typing import Any
 
 from csp.constants import HEADER, HEADER_REPORT_ONLY
-from csp.middleware import CSPMiddleware as LibraryCSPMiddleware
 from csp.utils import build_policy
 from django.conf import settings
 from django.conf.urls.i18n import is_language_prefix_patterns_used
@@ -29,40 +28,49 @@ from core import api_errors
 
 log = logging.getLogger(__name__)
 
-_PER_RESPONSE = (
-    "_csp_config",
-    "_csp_update",
-    "_csp_replace",
-    "_csp_exempt",
-    "_csp_config_ro",
-    "_csp_update_ro",
-    "_csp_replace_ro",
-    "_csp_exempt_ro",
-)
+# django-csp leaves these answers without a policy when DEBUG is on, so that Django's debug
+# pages (inline style and script) show; so does this.
+_DEBUG_PAGES = (404, 500)
 
 
-@cache
-def _static_policy(report_only: bool) -> str:
-    return build_policy(report_only=report_only)
+def _policies() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """(header, policy, path prefixes it skips) for each policy the settings configure: the
+    strings django-csp builds from settings.CONTENT_SECURITY_POLICY and _REPORT_ONLY with its
+    own public ``build_policy``."""
+    policies = []
+    for header, setting, report_only in (
+        (HEADER, "CONTENT_SECURITY_POLICY", False),
+        (HEADER_REPORT_ONLY, "CONTENT_SECURITY_POLICY_REPORT_ONLY", True),
+    ):
+        if policy := build_policy(report_only=report_only):
+            config = getattr(settings, setting, None) or {}
+            policies.append((header, policy, tuple(config.get("EXCLUDE_URL_PREFIXES") or ())))
+    return tuple(policies)
 
 
-class CSPMiddleware(LibraryCSPMiddleware):
-    """django-csp builds the policy string for every response, through dataclasses.asdict,
-    twice (the policy and the report-only one): 15% of the CPU of a bare API request here. Our
-    policy is the same for every response (no nonces, no view changes it), so the common case
-    sets the header built once; a response that a django-csp decorator changed, or a request
-    that asked for a nonce, still goes through the library's own path."""
+class CSPMiddleware:
+    """The Content-Security-Policy header (and the report-only one, if configured) that
+    django-csp's middleware sets, as one string built when Django builds the middleware.
 
-    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
-        if (
-            getattr(request, "_csp_nonce", None) is not None
-            or any(hasattr(response, name) for name in _PER_RESPONSE)
-            or HEADER in response
-            or HEADER_REPORT_ONLY in response
-        ):
-            return super().process_response(request, response)
-        for header, report_only in ((HEADER, False), (HEADER_REPORT_ONLY, True)):
-            if policy := _static_policy(report_only):
+    django-csp builds the policy anew for every response, twice (the policy and the
+    report-only one), through ``dataclasses.asdict``, so that a view's decorator
+    (``csp_update``…) or a template's nonce can change it. No view or template here uses
+    either (tests/security/test_csp_header_cache.py fails on one), so every response gets the
+    same string: the one django-csp's ``build_policy`` makes of the settings, set as django-csp
+    sets it (not over a header the view set, not on an excluded path, not on the debug pages).
+    The same test compares the headers with django-csp's own middleware's. To use decorators
+    or nonces, put ``csp.middleware.CSPMiddleware`` back in settings.MIDDLEWARE."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+        self.policies = _policies()
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        if response.status_code in _DEBUG_PAGES and settings.DEBUG:
+            return response
+        for header, policy, excluded in self.policies:
+            if header not in response and not request.path_info.startswith(excluded):
                 response[header] = policy
         return response
 

@@ -53,6 +53,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # django-csp's header for CONTENT_SECURITY_POLICY below, built once: no view may change it
+    # with django-csp's decorators or nonces (put csp.middleware.CSPMiddleware here for those).
     "core.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -265,7 +267,6 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": _renderers,
     "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.negotiation.ContentNegotiation",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "core.api_errors.exception_handler",
     # The client's address, for the throttles keyed on it (sign-up, token creation) and the
@@ -310,3 +311,9 @@ LOGGING = {
     # parameters, and those carry the cached game state (every hand and pile) and token digests.
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
+
+# Presence (accounts/presence.py): a player whose game page or lobby answered them within the
+# window is at the table, and a "your turn" email to them waits until they have been gone for
+# the hold; then it goes if the turn is still theirs.
+PRESENCE_WINDOW_SECONDS = env.int("PRESENCE_WINDOW_SECONDS", default=120)
+EMAIL_HOLD_SECONDS = env.int("EMAIL_HOLD_SECONDS", default=300)

@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
+from accounts.presence import records_presence
 from accounts.throttling import throttled_post
 from accounts.users import signed_in
 from core.errors import ServiceError
@@ -39,6 +40,7 @@ CREATE_ERROR_FIELDS = {
 }
 
 
+@records_presence
 def home(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return render(request, "welcome.html")
@@ -103,6 +105,7 @@ def how_to_play(request: HttpRequest) -> HttpResponse:
     return render(request, "how_to_play.html", context)
 
 
+@records_presence
 @login_required
 @require_GET
 def game_waiting(request: HttpRequest, game_id: str) -> HttpResponse:
@@ -245,6 +248,7 @@ def _game_or_404(game_id: str) -> Game:
     return game
 
 
+@records_presence
 @login_required
 @require_GET
 def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
@@ -252,6 +256,7 @@ def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
     return render(request, "games/game.html", _game_context(request, game))
 
 
+@records_presence
 @login_required
 @require_GET
 def game_poll(request: HttpRequest, game_id: str) -> HttpResponse:
@@ -283,6 +288,7 @@ def game_poll(request: HttpRequest, game_id: str) -> HttpResponse:
     return HttpResponseClientRefresh()
 
 
+@records_presence
 @login_required
 @require_POST
 @throttled_post("plays")

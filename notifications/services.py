@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 from django.db import transaction
 from django.utils import timezone
 
+from accounts import presence
 from games import event_log
 from notifications import emails, selectors
 from notifications.models import Preferences
@@ -19,6 +20,7 @@ from outbox import services as outbox
 from outbox.models import Notification
 
 log = logging.getLogger(__name__)
+TURN_KINDS = (Notification.Kind.YOUR_TURN, Notification.Kind.REMINDER)
 
 
 def deliver(note_id: int) -> bool:
@@ -30,6 +32,9 @@ def deliver(note_id: int) -> bool:
     reason = _reason_to_skip(note)
     if reason:
         Notification.objects.filter(pk=note.pk).update(skipped=reason)
+        return False
+    if note.kind in TURN_KINDS and (until := presence.held_until(note.user_id, timezone.now())):
+        outbox.hold(note.pk, until)  # its reader is at the table: no email while they are
         return False
     message = emails.email_for(note)
     try:
@@ -47,7 +52,7 @@ def _reason_to_skip(note: Notification) -> str:
     if not user.email:
         return "no email address"
     mode = preferences_of(user).email_mode
-    about_a_turn = note.kind in (Notification.Kind.YOUR_TURN, Notification.Kind.REMINDER)
+    about_a_turn = note.kind in TURN_KINDS
     if mode == Preferences.Mode.NONE or (mode == Preferences.Mode.DIGEST and about_a_turn):
         return "preferences"
     if note.kind == Notification.Kind.DIGEST:

@@ -36,6 +36,9 @@ class Notification(models.Model):
     skipped = models.CharField(max_length=100, blank=True, help_text="Why no email went out, if none did.")
     attempts = models.PositiveSmallIntegerField(default=0)
     subject = models.CharField(max_length=200, blank=True)
+    held_until = models.DateTimeField(
+        null=True, blank=True, help_text="A turn email waits for its reader to leave the site until then."
+    )
     last_error = models.TextField(blank=True)
 
     class Meta:

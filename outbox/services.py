@@ -8,7 +8,7 @@ as Django names an email backend, so that nothing here imports the floor above.
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Protocol
 
@@ -79,6 +79,11 @@ def queue_delivery(note_id: int) -> None:
         log.warning("could not queue notification %s; the outbox sweep will", note_id, exc_info=True)
 
 
+def hold(note_id: int, until: datetime) -> None:
+    """Give a claimed row back, to be sent no sooner than ``until`` (the sweep takes it then)."""
+    Notification.objects.filter(pk=note_id).update(claimed_at=None, held_until=until)
+
+
 def claim(note_id: int) -> bool:
     """Take the row for sending; False if it is sent or another worker holds a fresh claim."""
     now = timezone.now()
@@ -90,9 +95,12 @@ def claim(note_id: int) -> bool:
 
 
 def pending(older_than: timedelta) -> list[int]:
-    """Rows never sent nor skipped, unclaimed or with a stale claim: lost on the way."""
-    cutoff = timezone.now() - older_than
-    rows = Notification.objects.filter(sent_at__isnull=True, skipped="", created_at__lt=cutoff).filter(
-        Q(claimed_at__isnull=True) | Q(claimed_at__lt=timezone.now() - CLAIM_TIMEOUT)
+    """Rows never sent nor skipped, unclaimed or with a stale claim, and not held for a reader
+    still at the table: lost on the way, or due now."""
+    now = timezone.now()
+    rows = (
+        Notification.objects.filter(sent_at__isnull=True, skipped="", created_at__lt=now - older_than)
+        .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - CLAIM_TIMEOUT))
+        .exclude(held_until__gt=now)
     )
     return list(rows.values_list("pk", flat=True)[:500])

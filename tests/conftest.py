@@ -55,17 +55,20 @@ def _default_language():  # type: ignore[no-untyped-def]
 
 @pytest.fixture(autouse=True)
 def _fresh_cache(settings):  # type: ignore[no-untyped-def]
-    """Throttle counters live in the cache, and tokens' users for a second in this process
-    (accounts.authentication); no test should inherit another's."""
+    """Throttle counters and presence live in the cache, and tokens' users for a second in
+    this process (accounts.authentication); no test should inherit another's."""
     from django.core.cache import cache
 
+    from accounts import presence
     from accounts.authentication import forget_locally
 
     cache.clear()
     forget_locally()
+    presence.forget()
     yield
     cache.clear()
     forget_locally()
+    presence.forget()
 
 
 @pytest.fixture(autouse=True)

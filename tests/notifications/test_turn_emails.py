@@ -245,7 +245,9 @@ def test_the_email_is_written_in_the_players_language(alice, bob, django_capture
     assert "Deine Hand:" in body
     assert "Die Karten sind gemischt und verteilt" in body  # the history lines too
     assert "Nachziehstapel" in body
-    assert not re.search(r"\b(chest|fire_dragon|stone_dragon|princess|troll|dwarf|hero|huntress|ship)\b", body)
+    assert not re.search(
+        r"\b(chest|fire_dragon|stone_dragon|princess|troll|dwarf|hero|huntress|ship)\b", body
+    )
 
 
 @pytest.mark.parametrize("tail", [1, 3, 40])

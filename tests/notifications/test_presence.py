@@ -1,0 +1,164 @@
+"""No "your turn" email while its reader is at the table: held while they poll, sent once they
+have been gone for the hold if the turn is still theirs, never if they played. Time is moved
+by rewriting the stored timestamps, never slept."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.core import mail
+from django.utils import timezone
+
+from accounts import presence
+from games import challenges, services
+from games.models import Game
+from notifications import tasks
+from outbox.models import Notification
+from tests.games.helpers import ordinary_play
+
+
+def _started(alice, bob) -> Game:
+    game = challenges.game_create(creator=alice, opponent="bob")
+    challenges.game_accept(game=game, user=bob)
+    return Game.objects.get(pk=game.pk)
+
+
+def _turn_emails_to(user) -> list:
+    return [m for m in mail.outbox if m.to == [user.email] and "turn" in m.subject.lower()]
+
+
+def _play(game: Game, user) -> None:
+    game.refresh_from_db()
+    services.game_play(game=game, user=user, **ordinary_play(game.pk))
+
+
+def _players(game: Game, alice, bob):
+    return (alice, bob) if game.to_move == "a" else (bob, alice)
+
+
+def _watching(client, user, game: Game) -> None:
+    client.force_login(user)
+    assert client.get(f"/games/{game.pk}/poll/?version={game.version}").status_code in (200, 204)
+
+
+def _played_while_watched(client, alice, bob, capture):
+    """A started game whose first play was made while the other player watched its page."""
+    game = _started(alice, bob)
+    mover, waiting = _players(game, alice, bob)
+    _watching(client, waiting, game)
+    with capture(execute=True):
+        _play(game, mover)
+    return game, mover, waiting
+
+
+def _gone_for(user, game: Game, minutes: int) -> None:
+    """The reader's last request was ``minutes`` ago, and the outbox rows are as old."""
+    earlier = timezone.now() - timedelta(minutes=minutes)
+    presence.forget()
+    presence.mark_present(user.pk, now=earlier)
+    rows = Notification.objects.filter(game=game, user=user, sent_at__isnull=True)
+    rows.update(created_at=earlier, held_until=earlier + timedelta(minutes=5))
+
+
+def test_a_player_polling_the_game_page_gets_no_turn_email(
+    client, alice, bob, django_capture_on_commit_callbacks
+):
+    game = _started(alice, bob)
+    mover, waiting = _players(game, alice, bob)
+    _watching(client, waiting, game)
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        _play(game, mover)
+    assert _turn_emails_to(waiting) == []
+    row = Notification.objects.get(game=game, user=waiting, kind="your_turn", sent_at__isnull=True)
+    assert row.held_until is not None
+    assert row.held_until > timezone.now() + timedelta(minutes=4)
+    assert row.skipped == ""
+
+
+def test_a_held_email_waits_while_the_reader_is_still_there(
+    client, alice, bob, django_capture_on_commit_callbacks
+):
+    game, _mover, waiting = _played_while_watched(client, alice, bob, django_capture_on_commit_callbacks)
+    mail.outbox.clear()
+    Notification.objects.filter(game=game).update(created_at=timezone.now() - timedelta(minutes=2))
+    tasks.sweep_outbox()  # held: not yet due
+    assert _turn_emails_to(waiting) == []
+
+
+def test_once_the_reader_has_gone_the_held_email_goes_if_the_turn_is_still_theirs(
+    client, alice, bob, django_capture_on_commit_callbacks
+):
+    game, _mover, waiting = _played_while_watched(client, alice, bob, django_capture_on_commit_callbacks)
+    mail.outbox.clear()
+    _gone_for(waiting, game, minutes=6)
+    assert tasks.sweep_outbox() >= 1
+    assert len(_turn_emails_to(waiting)) == 1
+
+
+def test_a_held_email_is_never_sent_if_its_reader_played(
+    client, alice, bob, django_capture_on_commit_callbacks
+):
+    game, mover, waiting = _played_while_watched(client, alice, bob, django_capture_on_commit_callbacks)
+    held = Notification.objects.get(game=game, user=waiting, kind="your_turn", sent_at__isnull=True)
+    _watching(client, mover, game)  # the first player watches too: their turn email is held as well
+    with django_capture_on_commit_callbacks(execute=True):
+        _play(game, waiting)
+    mail.outbox.clear()
+    _gone_for(waiting, game, minutes=6)
+    tasks.sweep_outbox()
+    assert _turn_emails_to(waiting) == []
+    assert Notification.objects.get(pk=held.pk).skipped == "turn already played"
+
+
+def test_a_reader_away_from_the_site_gets_the_email_at_once(alice, bob, django_capture_on_commit_callbacks):
+    game = _started(alice, bob)
+    mover, waiting = _players(game, alice, bob)
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        _play(game, mover)
+    assert len(_turn_emails_to(waiting)) == 1
+
+
+def test_a_reader_who_left_before_the_window_closed_is_away(alice, bob, django_capture_on_commit_callbacks):
+    game = _started(alice, bob)
+    mover, waiting = _players(game, alice, bob)
+    presence.mark_present(waiting.pk, now=timezone.now() - timedelta(minutes=3))  # the window is 2
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        _play(game, mover)
+    assert len(_turn_emails_to(waiting)) == 1
+
+
+def test_the_lobby_counts_as_being_at_the_table(client, alice, bob, django_capture_on_commit_callbacks):
+    game = _started(alice, bob)
+    mover, waiting = _players(game, alice, bob)
+    client.force_login(waiting)
+    client.get("/")
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        _play(game, mover)
+    assert _turn_emails_to(waiting) == []
+
+
+def test_a_game_against_the_bot_sends_no_turn_email_while_the_player_is_there(
+    client, alice, settings, django_capture_on_commit_callbacks
+):
+    settings.BOT_MOVE_DELAY_SECONDS = 0  # the bot answers within the play's request
+    with django_capture_on_commit_callbacks(execute=True):
+        game = challenges.game_create(creator=alice, opponent="bot:random")
+    client.force_login(alice)
+    client.get(f"/games/{game.pk}/")
+    mail.outbox.clear()
+    for _ in range(4):
+        game.refresh_from_db()
+        if game.status != Game.Status.ACTIVE:
+            break
+        body = ordinary_play(game.pk)
+        form = {**body, "choice": body["choice"] or ""}
+        with django_capture_on_commit_callbacks(execute=True):
+            assert client.post(f"/games/{game.pk}/play/", form).status_code == 302
+    assert _turn_emails_to(alice) == []
+    assert Notification.objects.filter(
+        game=game, user=alice, kind="your_turn", held_until__isnull=False
+    ).exists()
