@@ -128,6 +128,24 @@ def _locale() -> Iterator[Pair]:
     yield Pair("LocaleMiddleware", lambda: ours(request), lambda: library(request), lambda: _view(request))
 
 
+def _negotiation() -> Iterator[Pair]:
+    from rest_framework.negotiation import DefaultContentNegotiation
+    from rest_framework.request import Request
+    from rest_framework.test import APIRequestFactory
+
+    from core.negotiation import ContentNegotiation
+    from core.renderers import JSONRenderer
+
+    request = Request(APIRequestFactory().get("/api/games/abc/", HTTP_ACCEPT="*/*"))
+    renderers = [JSONRenderer()]  # production's (DEBUG off): the browsable API is DEBUG's
+    ours, library = ContentNegotiation(), DefaultContentNegotiation()
+    yield Pair(
+        "ContentNegotiation (Accept: */*)",
+        lambda: ours.select_renderer(request, renderers),
+        lambda: library.select_renderer(request, renderers),
+    )
+
+
 # --- What reads and writes a game: the test database ----------------------------------------
 
 
@@ -331,6 +349,7 @@ PURE: dict[str, Callable[[], Iterator[Pair]]] = {
     "csp": _csp,
     "messages": _messages,
     "locale": _locale,
+    "negotiation": _negotiation,
 }
 WITH_A_GAME: dict[str, Callable[[World], Iterator[Pair]]] = {
     "renderer": _renderer,

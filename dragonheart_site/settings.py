@@ -267,6 +267,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": _renderers,
     "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.negotiation.ContentNegotiation",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "core.api_errors.exception_handler",
     # The client's address, for the throttles keyed on it (sign-up, token creation) and the

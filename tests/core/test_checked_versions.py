@@ -28,6 +28,7 @@ CHECKED = {
 CSP = "core.middleware.CSPMiddleware (tests/security/test_csp_header_cache.py)"
 MESSAGES = "core.middleware.MessageMiddleware (tests/games/test_middleware.py::test_messages_*)"
 LOCALE = "core.middleware.LocaleMiddleware (tests/games/test_middleware.py::test_the_language_*)"
+NEGOTIATION = "core.negotiation.ContentNegotiation (tests/api/test_negotiation.py)"
 RENDERER = "core.renderers.JSONRenderer (tests/api/test_renderers.py)"
 PARSER = "core.parsers.JSONParser (tests/api/test_bodies.py, 'nested past the decoder')"
 THROTTLE = "core.throttling.WindowScopedRateThrottle (tests/games/test_throttling.py)"
@@ -40,7 +41,7 @@ PLAIN_PLAY = "games.api.plain_play (tests/games/test_plain_play.py)"
 
 READ_BY = {
     "django": [MESSAGES, LOCALE, STATEMENTS, GAME_ROW, JSON_FIELD],
-    "djangorestframework": [RENDERER, PARSER, THROTTLE, PLAIN_PLAY],
+    "djangorestframework": [NEGOTIATION, RENDERER, PARSER, THROTTLE, PLAIN_PLAY],
     "django-csp": [CSP],
     "django-redis": [COUNTER],
     "redis": [COUNTER, BROKER],
@@ -106,10 +107,19 @@ def test_the_locale_helpers_ours_calls_are_still_there():
     assert 'response.headers.setdefault("Content-Language", language)' in source, _recheck(LOCALE)
 
 
-def test_drf_renderer_and_throttle_keep_the_names_ours_read():
+def test_drf_negotiation_renderer_and_throttle_keep_the_names_ours_read():
+    from rest_framework.negotiation import DefaultContentNegotiation
     from rest_framework.renderers import JSONRenderer
+    from rest_framework.settings import api_settings
     from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 
+    assert DefaultContentNegotiation.settings is api_settings, _recheck(NEGOTIATION)
+    assert api_settings.URL_FORMAT_OVERRIDE == "format", _recheck(NEGOTIATION)
+    assert _parameters(DefaultContentNegotiation.select_renderer)[1:] == [
+        "request",
+        "renderers",
+        "format_suffix",
+    ], _recheck(NEGOTIATION)
     assert _parameters(JSONRenderer.get_indent)[1:] == ["accepted_media_type", "renderer_context"], _recheck(
         RENDERER
     )
