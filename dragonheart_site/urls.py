@@ -57,6 +57,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("invite/<str:token>/", views.invite, name="invite"),
     path("how-to-play/", views.how_to_play, name="how-to-play"),
+    path("play/<str:token>/", views.play_link, name="play-link"),
     path("unsubscribe/<str:token>/", notification_views.unsubscribe, name="unsubscribe"),
     path("games/<str:game_id>/", views.game_page, name="game"),
     path("games/<str:game_id>/poll/", views.game_poll, name="game-poll"),

@@ -5,15 +5,14 @@ engine.visibility like the API."""
 from __future__ import annotations
 
 import copy
-import secrets
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -23,12 +22,24 @@ from django_htmx.http import HttpResponseClientRefresh
 from accounts.presence import records_presence
 from accounts.throttling import throttled_post
 from accounts.users import signed_in
-from core.errors import ServiceError
-from engine.cards import CAPACITY, TYPES
-from games import challenges, event_log, guide, history, presenters, selectors, services, turns, vacations
+from core.errors import NotFound, ServiceError
+from engine.cards import TYPES
+from engine.state import State
+from games import (
+    challenges,
+    event_log,
+    guide,
+    history,
+    play_links,
+    presenters,
+    selectors,
+    services,
+    table,
+    vacations,
+)
 from games.errors import StaleVersion
 from games.forms import CreateGameForm, PlayForm
-from games.models import Game, Series, Vacation
+from games.models import Game
 
 # A refusal of game_create that is about one field of the new-game form, shown beside it.
 CREATE_ERROR_FIELDS = {
@@ -121,126 +132,6 @@ def game_waiting(request: HttpRequest, game_id: str) -> HttpResponse:
 
 
 # Board layout, as on the printed board: each space beside the ones it takes from.
-BOARD_ORDER = (
-    "chest",
-    "fire_dragon",
-    "huntress",
-    "stone_dragon",
-    "princess",
-    "troll",
-    "dwarf",
-    "ship",
-    "hero",
-)
-
-
-def _spaces(board: dict[str, list[dict[str, Any]]] | None) -> list[dict[str, Any]]:
-    """The nine spaces in board order. A stack shows its top card and a count (a chest space
-    can hold twenty cards: drawn in full it would push the hand off a phone's screen); a
-    limited space shows each of its slots."""
-    spaces = []
-    for kind in BOARD_ORDER:
-        cards = board[kind] if board else []
-        capacity = CAPACITY.get(kind)
-        spaces.append(
-            {
-                "kind": kind,
-                "cards": cards,
-                "top": cards[-1] if cards else None,
-                "capacity": capacity,
-                "free": capacity - len(cards) if capacity else None,
-                "slots": [cards[i] if i < len(cards) else None for i in range(capacity or 0)],
-            }
-        )
-    return spaces
-
-
-def _takings(board: dict[str, list[dict[str, Any]]] | None) -> dict[str, dict[str, int]]:
-    """Cards and points each choice would take now, for the princess and hero prompts."""
-    piles = {"chests": "chest", "stones": "stone_dragon", "princesses": "princess", "trolls": "troll"}
-    return {
-        choice: {
-            "cards": len(board[kind]) if board else 0,
-            "points": sum(c["value"] for c in board[kind]) if board else 0,
-        }
-        for choice, kind in piles.items()
-    }
-
-
-def _end_notice(view: dict[str, Any], me: str | None, names: dict[str, str]) -> str:
-    """The end in sight, before the viewer plays (rule R1.9.1 of the shared rules contract:
-    the game ends once turn ``last_turn`` is complete; ``turn`` counts completed turns)."""
-    last, turn = view["last_turn"], view["turn"]
-    if last is None or view["status"] != "active" or view["to_move"] is None:
-        return ""
-    if me is None:
-        return _("Turn %(n)d is the last of the game.") % {"n": last}
-    mine_next = turn + 1 if view["to_move"] == me else turn + 2
-    opponent = names[{"a": "b", "b": "a"}[me]]
-    if mine_next > last:
-        return _("The game ends after %(name)s's next turn: you do not play again.") % {"name": opponent}
-    if mine_next + 2 <= last:
-        return _("The game ends after turn %(n)d.") % {"n": last}
-    if view["to_move"] == me:
-        return _("This is your last turn: the game ends after it.")
-    return _("Your next turn is your last.")
-
-
-def _breakdown(view: dict[str, Any]) -> list[dict[str, Any]]:
-    """Final points per card type and the dragon's bonus, for the end screen."""
-    captured = view["revealed"]["captured"]
-    rows = []
-    for kind in TYPES:
-        if kind == "ship":
-            continue
-        points = [sum(c["value"] for c in captured[seat] if c["type"] == kind) for seat in ("a", "b")]
-        rows.append({"label": capfirst(history.type_name(kind, 2)), "points": points})
-    rows.append(
-        {"label": _("Great Dragon"), "points": [3 if view["dragon"] == seat else 0 for seat in ("a", "b")]}
-    )
-    return rows
-
-
-def _game_context(request: HttpRequest, game: Game) -> dict[str, Any]:
-    state = event_log.load_state(game) if game.version else None
-    view = presenters.game_view(game, state, request.user)
-    me = view["your_seat"]
-    names = history.names_of(game)
-    turns_shown = (
-        turns.turn_context(
-            turns.last_turns(game, me, state.values), presenters.faces(state.options.deck_profile)
-        )
-        if state is not None
-        else turns.turn_context([], {})
-    )
-    return {
-        "game": game,
-        "view": view,
-        "play_key": secrets.token_urlsafe(16),
-        "spaces": _spaces(view["board"]),
-        "hand_groups": presenters.hand_groups(view["hand"]),
-        "takings": _takings(view["board"]),
-        "end_notice": _end_notice(view, me, names) if state is not None else "",
-        **turns_shown,
-        "bot_pending": bool(game.bot)
-        and game.status == Game.Status.ACTIVE
-        and game.to_move == services.BOT_SEAT,
-        "breakdown": _breakdown(view) if view["result"] and view["revealed"] else [],
-        "series": Series.objects.filter(pk=game.series_id).first() if game.series_id else None,
-        "me": me,
-        "opponent": {"a": "b", "b": "a"}.get(me or ""),
-        "reason": history.end_reason(game.end_reason) if game.end_reason else "",
-        "away": [
-            {"name": game.player_name("a" if v.user_id == game.player_a_id else "b"), "until": v.ends_at}
-            for v in Vacation.objects.filter(
-                user_id__in=[game.player_a_id, game.player_b_id],
-                starts_at__lte=timezone.now(),
-                ends_at__gt=timezone.now(),
-            )
-        ],
-    }
-
-
 def _game_or_404(game_id: str) -> Game:
     game = selectors.game_by_id(game_id)
     if game is None:
@@ -253,7 +144,7 @@ def _game_or_404(game_id: str) -> Game:
 @require_GET
 def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
     game = _game_or_404(game_id)
-    return render(request, "games/game.html", _game_context(request, game))
+    return render(request, "games/game.html", table.table_context(game, signed_in(request)))
 
 
 @records_presence
@@ -320,7 +211,7 @@ def game_play(request: HttpRequest, game_id: str) -> HttpResponse:
             game.refresh_from_db()
     else:
         error = _("The play could not be read; reload the page and try again.")
-    context = _game_context(request, game)
+    context = table.table_context(game, signed_in(request))
     context["play_error"] = error
     context["stale"] = stale
     return render(request, "games/game.html", context, status=409 if stale else 400)
@@ -386,7 +277,7 @@ def game_history(request: HttpRequest, game_id: str) -> HttpResponse:
         {
             "game": shown_game,
             "view": view,
-            "spaces": _spaces(view["board"]),
+            "spaces": table.spaces(view["board"]),
             "step": step,
             "last": last,
             "turns": log_turns,
@@ -473,3 +364,74 @@ def vacation_start(request: HttpRequest) -> HttpResponse:
     except ServiceError as exc:
         messages.error(request, exc.detail)
     return redirect("profile")
+
+
+@require_http_methods(["GET", "POST"])
+@throttled_post("plays", by_address=True)
+def play_link(request: HttpRequest, token: str) -> HttpResponse:
+    """A play from an email's link, without signing in: GET shows it on the board with a
+    Confirm button (mail scanners open links; they must not play), POST plays it once."""
+    try:
+        link = play_links.read_link(token)
+        play_links.check_viewer(link, request.user)
+        game, user = _link_game(link)
+    except ServiceError as exc:
+        return _link_page(request, {"error": exc.detail}, status=403 if exc.kind == "forbidden" else 400)
+    if request.method == "POST":
+        return _play_from_link(request, link, game, user)
+    if game.version != link.version or game.status != Game.Status.ACTIVE:
+        return _link_page(request, {"game": game, "error": _link_over()}, status=409)
+    state = event_log.load_state(game)
+    try:
+        cards, choice = link.play(state)
+    except ServiceError as exc:
+        return _link_page(request, {"game": game, "error": exc.detail}, status=400)
+    context = table.table_context(game, user)
+    context.update(link_user=user, play=play_links.play_label(cards, choice, state.values), chosen=cards)
+    return _link_page(request, context)
+
+
+def _link_game(link: play_links.PlayLink) -> tuple[Game, User]:
+    game = selectors.game_by_id(link.game_id)
+    user = User.objects.filter(pk=link.user_id, is_active=True).first()
+    if game is None or user is None or game.seat_of(user) is None:
+        raise NotFound("not_found", _("This game is not there any more."))
+    return game, user
+
+
+def _play_from_link(request: HttpRequest, link: play_links.PlayLink, game: Game, user: User) -> HttpResponse:
+    state = event_log.load_state(game)
+    try:
+        # The position the link was written for, even after the game moved on: a second
+        # Confirm is the same play, which services.game_play answers from its key.
+        cards, choice = link.play(state if game.version == link.version else _position_at(game, link.version))
+        services.game_play(
+            game=game,
+            user=user,
+            cards=cards,
+            choice=choice,
+            expected_version=link.version,
+            idempotency_key=link.idempotency_key,
+        )
+    except StaleVersion:
+        return _link_page(request, {"game": game, "error": _link_over()}, status=409)
+    except ServiceError as exc:
+        return _link_page(request, {"game": game, "error": exc.detail}, status=400)
+    context = table.table_context(game, user)
+    context.update(link_user=user, played=play_links.play_label(cards, choice, state.values))
+    return _link_page(request, context)
+
+
+def _position_at(game: Game, version: int) -> State:
+    log = event_log.read_log(game)
+    if not 1 <= version <= len(log):
+        raise NotFound("not_found", _("This game is not there any more."))
+    return history.state_at(log, version)
+
+
+def _link_over() -> str:
+    return _("This turn is over: a play has been made since the email was sent. Nothing was played.")
+
+
+def _link_page(request: HttpRequest, context: dict[str, Any], status: int = 200) -> HttpResponse:
+    return render(request, "games/play_link.html", context, status=status)

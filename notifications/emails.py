@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.text import capfirst
 
-from games import event_log, history, presenters
+from games import event_log, history, play_links, presenters
 from games.models import Game
 from games.templatetags.games_extras import card_label
 from notifications.models import Preferences
@@ -57,6 +57,10 @@ def turn_context(game: Game, user: User) -> dict[str, Any]:
         "since": _since_your_last_turn(game, user, seat, names, state.values),
         "hand": [[card_label(card) for card in group] for group in presenters.hand_groups(view["hand"])],
         "board": _board_lines(view),
+        "plays": [
+            [{**play, "url": _absolute(play["path"])} for play in group]
+            for group in play_links.legal_play_links(user=user, game=game, state=state)
+        ],
         "voyages": view["voyages"],
         "dragon": names[view["dragon"]] if view["dragon"] else "",
         "dragon_is_yours": view["dragon"] == seat,

@@ -141,11 +141,11 @@ def test_no_end_notice_while_no_end_is_scheduled(captured, alice):
     ],
 )
 def test_the_end_notice_counts_turns_as_the_engine_does(turn, to_move, me, said):
-    from games.views import _end_notice
+    from games.table import end_notice
 
     view = {"last_turn": 11, "turn": turn, "status": "active", "to_move": to_move}
     with translation.override("en"):  # outside a request: whatever an earlier test left active
-        assert said in _end_notice(view, me, {"a": "alice", "b": "bob"})
+        assert said in end_notice(view, me, {"a": "alice", "b": "bob"})
 
 
 def test_every_card_is_named_as_the_edition_names_it_with_its_value(captured, alice):

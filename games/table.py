@@ -1,0 +1,136 @@
+"""The table: what the game page draws for one viewer (the board's spaces, the hand in
+groups, what each space takes, the last turns, the end of the game), from presenters' view."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.utils import timezone
+from django.utils.text import capfirst
+from django.utils.translation import gettext as _
+
+from engine.cards import CAPACITY, TYPES
+from games import event_log, history, presenters, services, turns
+from games.models import Game, Series, Vacation
+
+BOARD_ORDER = (
+    "chest",
+    "fire_dragon",
+    "huntress",
+    "stone_dragon",
+    "princess",
+    "troll",
+    "dwarf",
+    "ship",
+    "hero",
+)
+
+
+def spaces(board: dict[str, list[dict[str, Any]]] | None) -> list[dict[str, Any]]:
+    """The nine spaces in board order. A stack shows its top card and a count (a chest space
+    can hold twenty cards: drawn in full it would push the hand off a phone's screen); a
+    limited space shows each of its slots."""
+    spaces = []
+    for kind in BOARD_ORDER:
+        cards = board[kind] if board else []
+        capacity = CAPACITY.get(kind)
+        spaces.append(
+            {
+                "kind": kind,
+                "cards": cards,
+                "top": cards[-1] if cards else None,
+                "capacity": capacity,
+                "free": capacity - len(cards) if capacity else None,
+                "slots": [cards[i] if i < len(cards) else None for i in range(capacity or 0)],
+            }
+        )
+    return spaces
+
+
+def _takings(board: dict[str, list[dict[str, Any]]] | None) -> dict[str, dict[str, int]]:
+    """Cards and points each choice would take now, for the princess and hero prompts."""
+    piles = {"chests": "chest", "stones": "stone_dragon", "princesses": "princess", "trolls": "troll"}
+    return {
+        choice: {
+            "cards": len(board[kind]) if board else 0,
+            "points": sum(c["value"] for c in board[kind]) if board else 0,
+        }
+        for choice, kind in piles.items()
+    }
+
+
+def end_notice(view: dict[str, Any], me: str | None, names: dict[str, str]) -> str:
+    """The end in sight, before the viewer plays (rule R1.9.1 of the shared rules contract:
+    the game ends once turn ``last_turn`` is complete; ``turn`` counts completed turns)."""
+    last, turn = view["last_turn"], view["turn"]
+    if last is None or view["status"] != "active" or view["to_move"] is None:
+        return ""
+    if me is None:
+        return _("Turn %(n)d is the last of the game.") % {"n": last}
+    mine_next = turn + 1 if view["to_move"] == me else turn + 2
+    opponent = names[{"a": "b", "b": "a"}[me]]
+    if mine_next > last:
+        return _("The game ends after %(name)s's next turn: you do not play again.") % {"name": opponent}
+    if mine_next + 2 <= last:
+        return _("The game ends after turn %(n)d.") % {"n": last}
+    if view["to_move"] == me:
+        return _("This is your last turn: the game ends after it.")
+    return _("Your next turn is your last.")
+
+
+def _breakdown(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """Final points per card type and the dragon's bonus, for the end screen."""
+    captured = view["revealed"]["captured"]
+    rows = []
+    for kind in TYPES:
+        if kind == "ship":
+            continue
+        points = [sum(c["value"] for c in captured[seat] if c["type"] == kind) for seat in ("a", "b")]
+        rows.append({"label": capfirst(history.type_name(kind, 2)), "points": points})
+    rows.append(
+        {"label": _("Great Dragon"), "points": [3 if view["dragon"] == seat else 0 for seat in ("a", "b")]}
+    )
+    return rows
+
+
+def table_context(game: Game, user: User) -> dict[str, Any]:
+    """Everything the table (templates/games/game.html and its partials) shows ``user``."""
+    state = event_log.load_state(game) if game.version else None
+    view = presenters.game_view(game, state, user)
+    me = view["your_seat"]
+    names = history.names_of(game)
+    turns_shown = (
+        turns.turn_context(
+            turns.last_turns(game, me, state.values), presenters.faces(state.options.deck_profile)
+        )
+        if state is not None
+        else turns.turn_context([], {})
+    )
+    return {
+        "game": game,
+        "view": view,
+        "play_key": secrets.token_urlsafe(16),
+        "spaces": spaces(view["board"]),
+        "hand_groups": presenters.hand_groups(view["hand"]),
+        "takings": _takings(view["board"]),
+        "end_notice": end_notice(view, me, names) if state is not None else "",
+        **turns_shown,
+        "bot_pending": bool(game.bot)
+        and game.status == Game.Status.ACTIVE
+        and game.to_move == services.BOT_SEAT,
+        "breakdown": _breakdown(view) if view["result"] and view["revealed"] else [],
+        "series": Series.objects.filter(pk=game.series_id).first() if game.series_id else None,
+        "me": me,
+        "opponent": {"a": "b", "b": "a"}.get(me or ""),
+        "reason": history.end_reason(game.end_reason) if game.end_reason else "",
+        "away": [
+            {"name": game.player_name("a" if v.user_id == game.player_a_id else "b"), "until": v.ends_at}
+            for v in Vacation.objects.filter(
+                user_id__in=[game.player_a_id, game.player_b_id],
+                starts_at__lte=timezone.now(),
+                ends_at__gt=timezone.now(),
+            )
+        ],
+    }
