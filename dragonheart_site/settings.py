@@ -318,3 +318,9 @@ LOGGING = {
 # the hold; then it goes if the turn is still theirs.
 PRESENCE_WINDOW_SECONDS = env.int("PRESENCE_WINDOW_SECONDS", default=120)
 EMAIL_HOLD_SECONDS = env.int("EMAIL_HOLD_SECONDS", default=300)
+
+# Play by reply (notifications/inbound.py): turn emails get a Reply-To at this domain, whose
+# mail reaches `manage.py inbound_smtp` or the provider's inbound webhook (anymail). Empty:
+# no Reply-To, and replies are not read.
+INBOUND_EMAIL_DOMAIN = env.str("INBOUND_EMAIL_DOMAIN", default="")
+INBOUND_REPLIES_PER_HOUR = env.int("INBOUND_REPLIES_PER_HOUR", default=30)

@@ -99,21 +99,26 @@ def play_label(cards: list[str] | tuple[str, ...], choice: str | None, values: d
     return f"{label} → {gettext(CHOICES[choice])}" if choice in CHOICES else label
 
 
-def legal_play_links(*, user: User, game: Game, state: State) -> list[list[dict[str, str]]]:
-    """The reader's legal plays (on their turn) as links, grouped by card type in board order
-    as the page groups the hand; plays that read the same (two dwarves of one value) are
-    listed once."""
+def listed_plays(*, user: User, game: Game, state: State) -> list[tuple[str, int]]:
+    """The reader's legal plays as a turn email lists and numbers them, (label, the play's
+    index among the legal plays): on their turn only, grouped by card type in board order as
+    the page groups the hand, plays that read the same (two dwarves of one value) once."""
     if state.over or state.to_move != game.seat_of(user):
         return []
-    groups: dict[str, dict[str, str]] = {}
+    groups: dict[str, dict[str, int]] = {}
     for index, play in enumerate(legal_plays(state)):
         label = play_label(play.cards, play.choice, state.values)
-        path = reverse(
-            "play-link", args=[link_token(user=user, game=game, version=state.version, index=index)]
+        groups.setdefault(CARD_TYPE[play.cards[0]], {}).setdefault(label, index)
+    return [(label, index) for kind in TYPES if kind in groups for label, index in groups[kind].items()]
+
+
+def legal_play_links(*, user: User, game: Game, state: State) -> list[list[dict[str, Any]]]:
+    """``listed_plays`` as numbered links, one group per card type."""
+    plays = legal_plays(state)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for number, (label, index) in enumerate(listed_plays(user=user, game=game, state=state), start=1):
+        token = link_token(user=user, game=game, version=state.version, index=index)
+        groups.setdefault(CARD_TYPE[plays[index].cards[0]], []).append(
+            {"number": number, "label": label, "path": reverse("play-link", args=[token])}
         )
-        groups.setdefault(CARD_TYPE[play.cards[0]], {}).setdefault(label, path)
-    return [
-        [{"label": label, "path": path} for label, path in groups[kind].items()]
-        for kind in TYPES
-        if kind in groups
-    ]
+    return list(groups.values())

@@ -20,11 +20,12 @@ from games.models import Game
 from games.templatetags.games_extras import card_label
 from notifications.models import Preferences
 from notifications.preferences import preferences_of, unsubscribe_token
+from notifications.reply_addresses import reply_address
 from notifications.selectors import waiting_games
 from outbox.models import Notification
 
 
-def _absolute(path: str) -> str:
+def absolute(path: str) -> str:
     return str(settings.SITE_URL).rstrip("/") + path
 
 
@@ -58,7 +59,7 @@ def turn_context(game: Game, user: User) -> dict[str, Any]:
         "hand": [[card_label(card) for card in group] for group in presenters.hand_groups(view["hand"])],
         "board": _board_lines(view),
         "plays": [
-            [{**play, "url": _absolute(play["path"])} for play in group]
+            [{**play, "url": absolute(play["path"])} for play in group]
             for group in play_links.legal_play_links(user=user, game=game, state=state)
         ],
         "voyages": view["voyages"],
@@ -66,8 +67,8 @@ def turn_context(game: Game, user: User) -> dict[str, Any]:
         "dragon_is_yours": view["dragon"] == seat,
         "your_pile": piles.get(seat, 0),
         "their_pile": piles.get(opponent_seat, 0),
-        "game_url": _absolute(reverse("game", args=[game.pk])),
-        "unsubscribe_url": _absolute(reverse("unsubscribe", args=[unsubscribe_token(user)])),
+        "game_url": absolute(reverse("game", args=[game.pk])),
+        "unsubscribe_url": absolute(reverse("unsubscribe", args=[unsubscribe_token(user)])),
     }
 
 
@@ -125,8 +126,8 @@ def notice_context(note: Notification) -> dict[str, Any]:
         "scores": game.scores,
         "winner": game.player_name(game.winner) if game.winner else None,
         "reason": result,
-        "game_url": _absolute(reverse("game", args=[game.pk])),
-        "unsubscribe_url": _absolute(reverse("unsubscribe", args=[unsubscribe_token(user)])),
+        "game_url": absolute(reverse("game", args=[game.pk])),
+        "unsubscribe_url": absolute(reverse("unsubscribe", args=[unsubscribe_token(user)])),
     }
 
 
@@ -137,15 +138,15 @@ def digest_email(note: Notification, prefs: Preferences) -> EmailMultiAlternativ
             "opponent": game.player_name("b" if game.seat_of(user) == "a" else "a"),
             "since": game.turn_started_at,
             "deadline": _local_deadline(game, prefs.time_zone),
-            "url": _absolute(reverse("game", args=[game.pk])),
+            "url": absolute(reverse("game", args=[game.pk])),
         }
         for game in waiting_games(user)
     ]
     context = {
         "user": user,
         "games": games,
-        "lobby_url": _absolute(reverse("home")),
-        "unsubscribe_url": _absolute(reverse("unsubscribe", args=[unsubscribe_token(user)])),
+        "lobby_url": absolute(reverse("home")),
+        "unsubscribe_url": absolute(reverse("unsubscribe", args=[unsubscribe_token(user)])),
     }
     return _message(user, "digest", context, prefs)
 
@@ -184,15 +185,21 @@ def _email_in_language(note: Notification, prefs: Preferences) -> EmailMultiAlte
         return digest_email(note, prefs)
     assert note.game is not None
     user = note.user
+    reply_to = None
     if note.kind in (Notification.Kind.YOUR_TURN, Notification.Kind.REMINDER):
         context = turn_context(note.game, user)
         context["reminder"] = note.kind == Notification.Kind.REMINDER
+        reply_to = reply_address(note) if context["plays"] else None
+        context["by_reply"] = reply_to is not None
         name = "your_turn"
     else:
         context = notice_context(note)
         name = "notice"
     context["deadline"] = _local_deadline(note.game, prefs.time_zone)
-    return _message(user, name, context, prefs)
+    message = _message(user, name, context, prefs)
+    if reply_to is not None:
+        message.reply_to = [reply_to]
+    return message
 
 
 def message_id(note: Notification) -> str:

@@ -23,3 +23,16 @@ class Preferences(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.email_mode}"
+
+
+class InboundMail(models.Model):
+    """One reply received, by its Message-ID: a reply delivered twice is handled once."""
+
+    message_id = models.CharField(max_length=255, unique=True)
+    sender = models.CharField(max_length=254)
+    received_at = models.DateTimeField(auto_now_add=True)
+    outcome = models.CharField(max_length=32)
+    detail = models.TextField(blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.message_id} ({self.outcome})"

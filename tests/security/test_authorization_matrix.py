@@ -113,6 +113,11 @@ PAGES = [
     Row("game-play", "POST", "/games/{active}/play/", ("302+", "400", "400", "login"), LEGAL),
     Row("game-waiting", "GET", "/games/{challenge}/waiting/?status=challenge", signed_in("204", "login")),
     # The rules are for everyone; a game's options are no secret (anyone may watch it).
+    # A play link is the credential of its reader (alice, to move) for one play, without a
+    # session; a browser signed in as someone else is refused. Opening it never writes.
+    Row("play-link", "GET", "/play/{alice_play_link}/", ("200", "403", "403", "200")),
+    Row("play-link", "POST", "/play/{alice_play_link}/", ("200+", "403", "403", "200+")),
+    Row("play-link", "POST", "/play/forged:link/", same("400")),
     Row("how-to-play", "GET", "/how-to-play/", same("200")),
     Row("how-to-play", "GET", "/how-to-play/?game={active}", same("200")),
     Row("game-history", "GET", "/games/{active}/history/", signed_in("200", "login")),

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from accounts import services as account_services
 from engine import legal_plays
-from games import challenges, event_log, services
+from games import challenges, event_log, play_links, services
 from games.models import Game
 from notifications.preferences import preferences_of, unsubscribe_token
 from tests.games.tables import start
@@ -70,6 +70,9 @@ class World:
             "invite": self.invite.invite_token,
             "alice_token": self.token_ids["alice"],
             "alice_unsubscribe": unsubscribe_token(self.users["alice"]),
+            "alice_play_link": play_links.link_token(
+                user=self.users["alice"], game=self.active, version=self.active.version, index=0
+            ),
         }
 
 
