@@ -39,8 +39,12 @@ def send_played(user: User, game: Game, cards: list[str], choice: str | None) ->
     _after_commit(user, game, {"cards": cards, "choice": choice})
 
 
-def send_refusal(user: User, game: Game, reason: str, *, said: str = "", detail: str = "") -> None:
-    _after_commit(user, game, {"reason": reason, "said": said, "detail": detail})
+def send_refusal(
+    user: User, game: Game, reason: str, *, said: str = "", detail: str = "", reply_to: str | None = None
+) -> None:
+    """What was wrong, with the legal plays; ``reply_to`` (the turn's own address) lets the
+    reader answer the answer with another try."""
+    _after_commit(user, game, {"reason": reason, "said": said, "detail": detail, "reply_to": reply_to})
 
 
 def send_unknown(address: str) -> None:
@@ -69,6 +73,8 @@ def _answer(user_id: int, game_id: str, outcome: dict[str, Any]) -> None:
         context = _context(user, game, outcome)
         subject, text, html = emails.render_triplet("reply_answer", context, prefs.language)
     message = EmailMultiAlternatives(subject, text, to=[user.email])
+    if outcome.get("reply_to"):
+        message.reply_to = [outcome["reply_to"]]
     message.attach_alternative(html, "text/html")
     # An answer is automatic: a reader's own autoresponder must not answer it back.
     message.extra_headers["Auto-Submitted"] = "auto-replied"

@@ -33,7 +33,7 @@ from games.errors import StaleVersion
 from games.models import Game
 from notifications import answers
 from notifications.models import InboundMail
-from notifications.reply_addresses import ADDRESS, signature
+from notifications.reply_addresses import ADDRESS, reply_address, signature
 from outbox.models import Notification
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,7 @@ def _handle(message: Message, sender: str, recipients: list[str], message_id: st
     text = _reply_text(message)
     play, why = _chosen_play(text, user, game, state)
     if play is None:
-        answers.send_refusal(user, game, why, said=text)
+        answers.send_refusal(user, game, why, said=text, reply_to=reply_address(note))
         return Outcome("refused", f"{why}: {text[:200]}")
     cards, choice = play
     key = "mail-reply:" + hashlib.sha256(message_id.encode()).hexdigest()[:32]
@@ -125,7 +125,9 @@ def _handle(message: Message, sender: str, recipients: list[str], message_id: st
         answers.send_refusal(user, game, "stale")
         return Outcome("refused", "stale")
     except ServiceError as exc:
-        answers.send_refusal(user, game, "illegal", said=text, detail=exc.detail)
+        answers.send_refusal(
+            user, game, "illegal", said=text, detail=exc.detail, reply_to=reply_address(note)
+        )
         return Outcome("refused", exc.code)
     answers.send_played(user, game, cards, choice)
     return Outcome("played", play_links.play_label(cards, choice, state.values))

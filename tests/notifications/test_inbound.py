@@ -143,6 +143,8 @@ def test_a_reply_that_cannot_be_played_changes_nothing_and_is_explained(
     if case in ("illegal", "unclear", "foreign"):
         assert "Nothing was played" in mail.outbox[-1].body
         assert "1. " in mail.outbox[-1].body  # with the legal plays
+    if case in ("illegal", "unclear"):
+        assert mail.outbox[-1].reply_to == email.reply_to  # and another try is one reply away
 
 
 def _a_type_not_in_hand(game: Game) -> str:
