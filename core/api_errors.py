@@ -91,7 +91,7 @@ def _first_message(detail: Any) -> str:
 
 
 def body_too_large() -> ApiError:
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    limit = settings.REQUEST_BODY_MAX_BYTES
     return ApiError(
         status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         "body_too_large",

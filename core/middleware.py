@@ -163,8 +163,9 @@ def _chunked(request: HttpRequest) -> bool:
 
 
 class RequestBodyMiddleware:
-    """Every API call's body within settings.DATA_UPLOAD_MAX_MEMORY_SIZE, and JSON; and every
-    request's body read to its end before the answer goes out.
+    """Every request's body within settings.REQUEST_BODY_MAX_BYTES (but the inbound mail
+    webhook's, whole emails), every API call's JSON; and every request's body read to its end
+    before the answer goes out.
 
     Django checks the limit only when something reads the body, and DRF lets the error through
     to Django's HTML 400 page. Here a longer Content-Length on /api/ gets the API's JSON 413
@@ -206,11 +207,15 @@ class RequestBodyMiddleware:
         return response
 
     def _refused(self, request: HttpRequest) -> HttpResponse | None:
+        if request.path.startswith(settings.INBOUND_WEBHOOK_PREFIX):
+            return None  # whole emails: Django's DATA_UPLOAD_MAX_MEMORY_SIZE bounds them
         if not request.path.startswith("/api/"):
+            if _content_length(request) > settings.REQUEST_BODY_MAX_BYTES:
+                return HttpResponse("Request body too large.", status=413, content_type="text/plain")
             return None
         if _chunked(request):
             return api_errors.error_response(api_errors.length_required())
-        if _content_length(request) > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+        if _content_length(request) > settings.REQUEST_BODY_MAX_BYTES:
             return api_errors.error_response(api_errors.body_too_large())
         return None
 

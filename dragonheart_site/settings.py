@@ -247,13 +247,19 @@ CONTENT_SECURITY_POLICY = {
 }
 
 # --- Request bodies -------------------------------------------------------------------------
-# The largest body a request may have, checked before any of it is read: on the API by
-# middleware.RequestBodyMiddleware (a JSON 413), on pages by Django (its 400 page). The largest
+# The largest body a request may have, checked before any of it is read by
+# core.middleware.RequestBodyMiddleware (a JSON 413 on the API, a plain one on pages). The largest
 # legitimate API body, a sign-up with every field at its longest and every character
 # \u-escaped, is a few kilobytes (tests/api/test_bodies.py sends it); a play is a few hundred
 # bytes, and the pages' forms are as small. Django's default, 2.5 MB, would let any request
 # make a worker read and parse far more than any call can need.
-DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024
+REQUEST_BODY_MAX_BYTES = 16 * 1024
+# Replies to turn emails come from the mail provider's inbound webhook as whole emails; that
+# path alone (INBOUND_WEBHOOK_PREFIX) may send up to this much, and Django's own check, the
+# last guard behind the middleware, is set to it.
+INBOUND_MAIL_MAX_BYTES = 10 * 1024 * 1024
+INBOUND_WEBHOOK_PREFIX = "/inbound/"
+DATA_UPLOAD_MAX_MEMORY_SIZE = INBOUND_MAIL_MAX_BYTES
 
 # --- REST API -------------------------------------------------------------------------------
 _renderers = ["core.renderers.JSONRenderer"]
@@ -324,3 +330,7 @@ EMAIL_HOLD_SECONDS = env.int("EMAIL_HOLD_SECONDS", default=300)
 # no Reply-To, and replies are not read.
 INBOUND_EMAIL_DOMAIN = env.str("INBOUND_EMAIL_DOMAIN", default="")
 INBOUND_REPLIES_PER_HOUR = env.int("INBOUND_REPLIES_PER_HOUR", default=30)
+
+# The provider's inbound webhook (anymail; e.g. /inbound/postmark/inbound/), on only with its
+# secret, which the provider sends as HTTP basic auth ("user:password").
+ANYMAIL = {"WEBHOOK_SECRET": env.str("ANYMAIL_WEBHOOK_SECRET", default="")}

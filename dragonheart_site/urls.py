@@ -1,5 +1,6 @@
 from typing import Any
 
+from django.conf import settings
 from django.contrib import admin
 from django.http import HttpResponseBase
 from django.urls import include, path
@@ -73,6 +74,11 @@ urlpatterns = [
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),  # turn.js's words
     path("admin/", admin.site.urls),
 ]
+
+# The mail provider's inbound webhook (play by reply), on only with its secret: anymail refuses
+# to serve a webhook anyone could call.
+if settings.ANYMAIL.get("WEBHOOK_SECRET"):
+    urlpatterns.insert(0, path(settings.INBOUND_WEBHOOK_PREFIX.strip("/") + "/", include("anymail.urls")))
 
 # The API answers JSON, whatever fails; pages keep Django's own.
 handler400 = "core.api_errors.bad_request"

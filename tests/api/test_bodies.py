@@ -22,7 +22,7 @@ from tests.security.test_authorization_matrix import API as MATRIX
 from tests.security.test_authorization_matrix import CAST, LEGAL
 from tests.security.world import PASSWORD, World, build_world, changed_tables, snapshot
 
-LIMIT = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+LIMIT = settings.REQUEST_BODY_MAX_BYTES
 FIVE_MB = 5 * 1024 * 1024
 
 
