@@ -30,3 +30,27 @@ class ApiToken(models.Model):
     @classmethod
     def new_key(cls) -> str:
         return secrets.token_urlsafe(30)
+
+
+class EmailStatus(models.Model):
+    """Whether the site may email a player: their address confirmed by a signed link, and not
+    bounced nor complained about (the provider's tracking webhook). No game email goes to an
+    address that is not confirmed, or that bounced."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="email_status"
+    )
+    address = models.EmailField(help_text="The address this status is about; a new address starts over.")
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    bounced_at = models.DateTimeField(null=True, blank=True)
+    bounce_reason = models.CharField(max_length=200, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.address}: {'confirmed' if self.confirmed_at else 'unconfirmed'}"
+
+    def may_receive(self, address: str) -> bool:
+        return (
+            self.address.lower() == address.lower()
+            and self.confirmed_at is not None
+            and self.bounced_at is None
+        )

@@ -1,13 +1,24 @@
 from __future__ import annotations
 
+import logging
+from functools import partial
+
+from celery import current_app
+from django.conf import settings
 from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
+from django.core import signing
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from django.utils.translation import gettext
 
 from accounts.authentication import forget_locally
-from accounts.models import ApiToken, token_digest
+from accounts.models import ApiToken, EmailStatus, token_digest
+
+log = logging.getLogger(__name__)
+CONFIRM_SALT = "accounts.confirm-email"
+CONFIRM_MAX_AGE = 14 * 24 * 3600
 
 
 class SignupError(Exception):
@@ -17,7 +28,10 @@ class SignupError(Exception):
         self.message = message
 
 
-def user_create(*, username: str, password: str, email: str = "") -> User:
+def user_create(*, username: str, password: str, email: str = "", email_confirmed: bool = False) -> User:
+    """A new player. An address is confirmed by a signed link (sent at once) before any game
+    email goes to it; ``email_confirmed`` is for addresses confirmed another way (tests,
+    imports)."""
     if User.objects.filter(username__iexact=username).exists():
         raise SignupError("username", gettext("That username is taken."))
     candidate = User(username=username, email=email)
@@ -29,9 +43,74 @@ def user_create(*, username: str, password: str, email: str = "") -> User:
     try:
         with transaction.atomic():
             candidate.save()
+        if email:
+            EmailStatus.objects.create(
+                user=candidate, address=email, confirmed_at=timezone.now() if email_confirmed else None
+            )
     except IntegrityError:
         raise SignupError("username", gettext("That username is taken.")) from None
+    if email and not email_confirmed:
+        confirmation_request(user=candidate)
     return candidate
+
+
+def may_email(user: User) -> bool:
+    """Whether game emails may go to the player's address: confirmed, and not bounced."""
+    status = EmailStatus.objects.filter(user=user).first()
+    return bool(user.email) and status is not None and status.may_receive(user.email)
+
+
+def confirmation_token(user: User) -> str:
+    return signing.dumps({"u": user.pk, "e": user.email.lower()}, salt=CONFIRM_SALT)
+
+
+def confirmation_request(*, user: User) -> None:
+    """Send the player a new confirmation link once the transaction commits. The email is the
+    notifications app's (above this floor), queued by its Celery task's name."""
+    if not user.email:
+        return
+    status, _ = EmailStatus.objects.get_or_create(user=user, defaults={"address": user.email})
+    if status.address.lower() != user.email.lower():  # a new address starts over
+        EmailStatus.objects.filter(user=user).update(
+            address=user.email, confirmed_at=None, bounced_at=None, bounce_reason=""
+        )
+    transaction.on_commit(partial(_queue_confirmation, user.pk))
+
+
+def _queue_confirmation(user_id: int) -> None:
+    try:
+        current_app.signature(settings.EMAIL_CONFIRMATION_TASK, (user_id,)).apply_async()
+    except Exception:  # the broker is down: the profile offers a new link
+        log.warning("could not queue the confirmation email of %s", user_id, exc_info=True)
+
+
+def email_confirm(*, token: str) -> User | None:
+    """Confirm the address a link names; None if the link is not ours, too old, or names an
+    address the player no longer has."""
+    try:
+        data = signing.loads(token, salt=CONFIRM_SALT, max_age=CONFIRM_MAX_AGE)
+    except signing.BadSignature:
+        return None
+    user = User.objects.filter(pk=data.get("u"), is_active=True).first()
+    if user is None or user.email.lower() != data.get("e"):
+        return None
+    EmailStatus.objects.update_or_create(
+        user=user,
+        defaults={
+            "address": user.email,
+            "confirmed_at": timezone.now(),
+            "bounced_at": None,
+            "bounce_reason": "",
+        },
+    )
+    return user
+
+
+def email_bounced(*, address: str, reason: str) -> int:
+    """Stop game emails to an address the provider reports as bouncing or complained about."""
+    return EmailStatus.objects.filter(address__iexact=address).update(
+        bounced_at=timezone.now(), bounce_reason=reason[:200]
+    )
 
 
 def token_create(*, user: User, name: str) -> tuple[ApiToken, str]:

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services
 from accounts.throttling import throttled_post
+from accounts.users import signed_in
 
 
 class SignupForm(UserCreationForm):  # type: ignore[type-arg]
@@ -45,6 +46,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
+        services.confirmation_request(user=user)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(_next_url(request))
     return render(request, "registration/signup.html", {"form": form, "next": _next_url(request)})
@@ -66,4 +68,24 @@ def token_create(request: HttpRequest) -> HttpResponse:
 def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     if services.token_revoke(user=request.user, token_id=token_id):  # type: ignore[arg-type]
         messages.success(request, _("The token is revoked."))
+    return redirect("profile")
+
+
+@require_http_methods(["GET", "POST"])
+def email_confirm(request: HttpRequest, token: str) -> HttpResponse:
+    """GET asks (link scanners open links; they must not confirm anyone), POST confirms."""
+    if request.method == "GET":
+        return render(request, "registration/email_confirm.html", {"token": token})
+    user = services.email_confirm(token=token)
+    if user is None:
+        return render(request, "registration/email_confirm.html", {"bad": True}, status=400)
+    return render(request, "registration/email_confirm.html", {"confirmed": user.email})
+
+
+@login_required
+@require_POST
+@throttled_post("tokens")
+def email_confirmation_send(request: HttpRequest) -> HttpResponse:
+    services.confirmation_request(user=signed_in(request))
+    messages.success(request, _("A new link is on its way: open it from your inbox."))
     return redirect("profile")

@@ -249,8 +249,8 @@ def main() -> None:
     from games.models import Game, GameEvent
 
     cache.clear()
-    alice = accounts.user_create(username="alice", password="scale-dragon-heart-42")
-    bob = accounts.user_create(username="bob", password="scale-dragon-heart-42")
+    alice = accounts.user_create(email_confirmed=True, username="alice", password="scale-dragon-heart-42")
+    bob = accounts.user_create(email_confirmed=True, username="bob", password="scale-dragon-heart-42")
     _fill([alice.pk, bob.pk], {alice.pk: "alice", bob.pk: "bob"}, 20, 3, args.seed, report=False)
     long_game = challenges.game_create(creator=alice, opponent="bob")
     challenges.game_accept(game=long_game, user=bob)

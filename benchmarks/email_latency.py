@@ -60,7 +60,10 @@ def main() -> None:
         stamp = str(int(time.time()))
         players = [
             accounts.user_create(
-                username=f"p{i}x{stamp}", password="bench-dragon-heart-42", email=f"p{i}@bench.invalid"
+                email_confirmed=True,
+                username=f"p{i}x{stamp}",
+                password="bench-dragon-heart-42",
+                email=f"p{i}@bench.invalid",
             )
             for i in range(2)
         ]

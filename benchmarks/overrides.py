@@ -170,7 +170,7 @@ def _world(events: int) -> World:
 
     players: dict[str, tuple[Any, str, APIClient]] = {}
     for seat, name in (("a", "alice"), ("b", "bob")):  # the creator sits in seat a
-        user = user_create(username=name, password="bench-dragon-heart-42")
+        user = user_create(email_confirmed=True, username=name, password="bench-dragon-heart-42")
         token = token_create(user=user, name="bench")[1]
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=f"Token {token}")

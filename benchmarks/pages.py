@@ -53,8 +53,12 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     call_command("collectstatic", interactive=False, verbosity=0)  # production static storage
     suffix = str(int(time.time()))
-    alice = accounts.user_create(username=f"alice{suffix}", password="bench-dragon-heart-42")
-    bob = accounts.user_create(username=f"bob{suffix}", password="bench-dragon-heart-42")
+    alice = accounts.user_create(
+        email_confirmed=True, username=f"alice{suffix}", password="bench-dragon-heart-42"
+    )
+    bob = accounts.user_create(
+        email_confirmed=True, username=f"bob{suffix}", password="bench-dragon-heart-42"
+    )
     game = None
     while game is None or game.status == Game.Status.FINISHED:
         game = challenges.game_create(creator=alice, opponent=bob.username)

@@ -54,6 +54,8 @@ urlpatterns = [
     path("accounts/tokens/", account_views.token_create, name="token-create"),
     path("accounts/vacation/", views.vacation_start, name="vacation-start"),
     path("accounts/tokens/<int:token_id>/revoke/", account_views.token_revoke, name="token-revoke"),
+    path("accounts/confirm/<str:token>/", account_views.email_confirm, name="email-confirm"),
+    path("accounts/confirm/", account_views.email_confirmation_send, name="email-confirmation-send"),
     path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("invite/<str:token>/", views.invite, name="invite"),

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.text import capfirst
 
+from accounts import services as account_services
 from games import event_log, history, play_links, presenters
 from games.models import Game
 from games.templatetags.games_extras import card_label
@@ -208,3 +209,20 @@ def message_id(note: Notification) -> str:
     once), and the reader's mail system shows two messages with one Message-ID once."""
     domain = urlsplit(str(settings.SITE_URL)).hostname or "dragonheart.invalid"
     return f"<notification-{note.pk}@{domain}>"
+
+
+def send_confirmation(user_id: int) -> bool:
+    """Email a player the link that confirms their address; False if there is nothing to
+    confirm (no address, or confirmed already)."""
+    user = User.objects.filter(pk=user_id, is_active=True).first()
+    if user is None or not user.email or account_services.may_email(user):
+        return False
+    prefs = preferences_of(user)
+    token = account_services.confirmation_token(user)
+    context = {
+        "user": user,
+        "confirm_url": absolute(reverse("email-confirm", args=[token])),
+        "unsubscribe_url": absolute(reverse("unsubscribe", args=[unsubscribe_token(user)])),
+    }
+    _message(user, "confirm_email", context, prefs).send()
+    return True

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts import presence
+from accounts import services as account_services
 from games import event_log
 from notifications import emails, selectors
 from notifications.models import Preferences
@@ -51,6 +52,9 @@ def _reason_to_skip(note: Notification) -> str:
     user = note.user
     if not user.email:
         return "no email address"
+    if not account_services.may_email(user):
+        status = getattr(user, "email_status", None)
+        return "address bounced" if status is not None and status.bounced_at else "address not confirmed"
     mode = preferences_of(user).email_mode
     about_a_turn = note.kind in TURN_KINDS
     if mode == Preferences.Mode.NONE or (mode == Preferences.Mode.DIGEST and about_a_turn):

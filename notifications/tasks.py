@@ -8,7 +8,7 @@ from datetime import timedelta
 from celery import shared_task
 from django.utils import timezone
 
-from notifications import services
+from notifications import emails, services
 from outbox import services as outbox
 
 
@@ -21,6 +21,18 @@ from outbox import services as outbox
 )
 def send_notification(note_id: int) -> bool:
     return services.deliver(note_id)
+
+
+@shared_task(
+    ignore_result=True,
+    autoretry_for=(smtplib.SMTPException, OSError),
+    retry_backoff=5,
+    retry_backoff_max=600,
+    max_retries=8,
+)
+def send_email_confirmation(user_id: int) -> bool:
+    """The link that confirms a new player's address (accounts queues it by name)."""
+    return emails.send_confirmation(user_id)
 
 
 @shared_task(ignore_result=True)

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from accounts.models import ApiToken
+from accounts.models import ApiToken, EmailStatus
 from accounts.users import signed_in
 from games import selectors as games
 from games import vacations
@@ -40,6 +40,7 @@ def profile(request: HttpRequest) -> HttpResponse:
         "tokens": ApiToken.objects.filter(user=user),
         "sent": selectors.sent_to(user),
         "new_key": request.session.pop("new_token_key", None),
+        "email_status": EmailStatus.objects.filter(user=user).first(),
     }
     return render(request, "accounts/profile.html", context)
 

@@ -55,7 +55,8 @@ def world(db, unthrottled) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """alice, with a token, seated in a running game where she is to move; and a game of each
     other kind she may name: finished, a challenge to her, her open challenge, one she watches."""
     alice, bob, carol = (
-        account_services.user_create(username=name, password=PASSWORD) for name in ("alice", "bob", "carol")
+        account_services.user_create(email_confirmed=True, username=name, password=PASSWORD)
+        for name in ("alice", "bob", "carol")
     )
     token, key = account_services.token_create(user=alice, name="fuzzing")
     bob_token, _ = account_services.token_create(user=bob, name="not alice's")

@@ -61,4 +61,4 @@ def test_the_schema_and_docs_still_answer_in_their_own_formats(db):
 def _user() -> Any:
     from accounts import services
 
-    return services.user_create(username="alice", password="dragon-heart-42")
+    return services.user_create(email_confirmed=True, username="alice", password="dragon-heart-42")

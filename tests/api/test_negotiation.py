@@ -34,7 +34,9 @@ def test_the_shortcut_chooses_what_drf_chooses(accept, renderers, query):
 
 
 def test_the_api_answers_json_to_a_client_that_asks_for_nothing_in_particular(db):
-    alice = client_for(account_services.user_create(username="alice", password="dragon-heart-42"))
+    alice = client_for(
+        account_services.user_create(email_confirmed=True, username="alice", password="dragon-heart-42")
+    )
     for accept in (None, "*/*", "application/json"):
         headers = {"HTTP_ACCEPT": accept} if accept else {}
         response = alice.get("/api/games/", **headers)

@@ -23,7 +23,9 @@ DESKTOP = {"width": 1280, "height": 800}
 @pytest.fixture
 def people() -> dict[str, Any]:
     return {
-        name: account_services.user_create(username=name, password=PASSWORD, email=f"{name}@example.com")
+        name: account_services.user_create(
+            email_confirmed=True, username=name, password=PASSWORD, email=f"{name}@example.com"
+        )
         for name in ("alice", "bob", "charlie")
     }
 

@@ -30,7 +30,7 @@ def _same_page(page: Page) -> bool:
 def test_the_lobby_shows_a_challenge_that_arrives_while_it_is_open(live_server, open_page, shots):
     page = open_page(viewport={"width": 390, "height": 844})
     sign_up(page, live_server.url, "alice")
-    bob = account_services.user_create(username="bob", password=PASSWORD)
+    bob = account_services.user_create(email_confirmed=True, username="bob", password=PASSWORD)
     _mark_page(page)
 
     game = challenges.game_create(creator=bob, opponent="alice")
@@ -49,7 +49,7 @@ def test_the_lobby_moves_a_game_to_your_turn_when_the_opponent_plays(live_server
     page = open_page(viewport={"width": 1280, "height": 800})
     sign_up(page, live_server.url, "alice")
     alice = get_user_model().objects.get(username="alice")
-    bob = account_services.user_create(username="bob", password=PASSWORD)
+    bob = account_services.user_create(email_confirmed=True, username="bob", password=PASSWORD)
     game = start(alice, bob, rules={"first_player": "b"})
     page.reload()
     turns = page.locator("#lobby-turns")
@@ -69,7 +69,7 @@ def test_the_lobby_moves_a_game_to_your_turn_when_the_opponent_plays(live_server
 def test_the_waiting_page_turns_into_the_game_once_the_challenge_is_accepted(live_server, open_page, shots):
     page = open_page(viewport={"width": 390, "height": 844})
     sign_up(page, live_server.url, "alice")
-    bob = account_services.user_create(username="bob", password=PASSWORD)
+    bob = account_services.user_create(email_confirmed=True, username="bob", password=PASSWORD)
     page.get_by_label("Username").fill("bob")
     page.get_by_role("button", name="Create the game").click()
 
@@ -90,7 +90,7 @@ def test_the_waiting_page_turns_into_the_game_once_the_challenge_is_accepted(liv
 def test_the_challenger_cancels_from_the_waiting_page(live_server, open_page):
     page = open_page()
     sign_up(page, live_server.url, "alice")
-    account_services.user_create(username="bob", password=PASSWORD)
+    account_services.user_create(email_confirmed=True, username="bob", password=PASSWORD)
     page.get_by_label("Username").fill("bob")
     page.get_by_role("button", name="Create the game").click()
 

@@ -31,7 +31,7 @@ B_HAND = ["b07", "b01", "b23", "b24", "b25"]
 
 def _user(name: str) -> Any:
     return account_services.user_create(
-        username=name, password="dragon-heart-42", email=f"{name}@example.com"
+        email_confirmed=True, username=name, password="dragon-heart-42", email=f"{name}@example.com"
     )
 
 

@@ -12,7 +12,10 @@ from accounts import services as account_services
 def make_user(db):  # type: ignore[no-untyped-def]
     def make(username: str) -> Any:
         return account_services.user_create(
-            username=username, password="dragon-heart-42", email=f"{username}@example.com"
+            email_confirmed=True,
+            username=username,
+            password="dragon-heart-42",
+            email=f"{username}@example.com",
         )
 
     return make

@@ -13,7 +13,7 @@ from tests.celery_worker import wait_for
 
 
 def test_a_bot_that_moves_first_is_played_by_the_worker(transactional_db, celery_on_redis):
-    alice = account_services.user_create(username="alice", password="dragon-heart-42")
+    alice = account_services.user_create(email_confirmed=True, username="alice", password="dragon-heart-42")
     game = challenges.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "b"})
     assert game.to_move == "b"
 
@@ -28,7 +28,7 @@ def test_a_bot_turn_whose_task_was_lost_is_queued_again_by_the_sweep(
 ):
     queued: list[str] = []
     monkeypatch.setattr(services, "_queue_bot_turn", queued.append)  # the broker "is down"
-    alice = account_services.user_create(username="alice", password="dragon-heart-42")
+    alice = account_services.user_create(email_confirmed=True, username="alice", password="dragon-heart-42")
     with django_capture_on_commit_callbacks(execute=True):
         game = challenges.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "b"})
     assert queued == [game.pk]
@@ -42,7 +42,7 @@ def test_a_bot_turn_whose_task_was_lost_is_queued_again_by_the_sweep(
 def test_the_sweep_leaves_fresh_bot_turns_and_human_turns_alone(db, monkeypatch):
     queued: list[str] = []
     monkeypatch.setattr(services, "_queue_bot_turn", queued.append)
-    alice = account_services.user_create(username="alice", password="dragon-heart-42")
+    alice = account_services.user_create(email_confirmed=True, username="alice", password="dragon-heart-42")
     challenges.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "b"})  # fresh
     challenges.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "a"})  # alice's turn
 

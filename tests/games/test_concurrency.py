@@ -17,8 +17,8 @@ from outbox.models import Notification
 
 @pytest.fixture
 def started(transactional_db):
-    alice = account_services.user_create(username="alice", password="dragon-heart-42")
-    bob = account_services.user_create(username="bob", password="dragon-heart-42")
+    alice = account_services.user_create(email_confirmed=True, username="alice", password="dragon-heart-42")
+    bob = account_services.user_create(email_confirmed=True, username="bob", password="dragon-heart-42")
     game = challenges.game_create(creator=alice, opponent="bob")
     challenges.game_accept(game=game, user=bob)
     game.refresh_from_db()

@@ -30,7 +30,7 @@ from tests.celery_worker import wait_for
 
 def _user(name: str) -> Any:
     return account_services.user_create(
-        username=name, password="dragon-heart-42", email=f"{name}@example.com"
+        email_confirmed=True, username=name, password="dragon-heart-42", email=f"{name}@example.com"
     )
 
 

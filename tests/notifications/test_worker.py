@@ -16,9 +16,11 @@ def test_a_challenge_accepted_sends_the_first_player_one_email_through_the_worke
     transactional_db, celery_on_redis
 ):
     alice = account_services.user_create(
-        username="alice", password="dragon-heart-42", email="alice@example.com"
+        email_confirmed=True, username="alice", password="dragon-heart-42", email="alice@example.com"
     )
-    bob = account_services.user_create(username="bob", password="dragon-heart-42", email="bob@example.com")
+    bob = account_services.user_create(
+        email_confirmed=True, username="bob", password="dragon-heart-42", email="bob@example.com"
+    )
     game = challenges.game_create(creator=alice, opponent="bob", rules={"first_player": "b"})
     challenges.game_accept(game=game, user=bob)
 

@@ -118,6 +118,11 @@ PAGES = [
     Row("play-link", "GET", "/play/{alice_play_link}/", ("200", "403", "403", "200")),
     Row("play-link", "POST", "/play/{alice_play_link}/", ("200+", "403", "403", "200+")),
     Row("play-link", "POST", "/play/forged:link/", same("400")),
+    # A confirmation link is the credential of its address; opening it never writes.
+    Row("email-confirm", "GET", "/accounts/confirm/{alice_confirm}/", same("200")),
+    Row("email-confirm", "POST", "/accounts/confirm/{alice_confirm}/", same("200+")),
+    Row("email-confirm", "POST", "/accounts/confirm/forged:link/", same("400")),
+    Row("email-confirmation-send", "POST", "/accounts/confirm/", signed_in("302", "login")),
     Row("how-to-play", "GET", "/how-to-play/", same("200")),
     Row("how-to-play", "GET", "/how-to-play/?game={active}", same("200")),
     Row("game-history", "GET", "/games/{active}/history/", signed_in("200", "login")),

@@ -70,6 +70,7 @@ class World:
             "invite": self.invite.invite_token,
             "alice_token": self.token_ids["alice"],
             "alice_unsubscribe": unsubscribe_token(self.users["alice"]),
+            "alice_confirm": account_services.confirmation_token(self.users["alice"]),
             "alice_play_link": play_links.link_token(
                 user=self.users["alice"], game=self.active, version=self.active.version, index=0
             ),
@@ -78,7 +79,9 @@ class World:
 
 def build_world() -> World:
     users = {
-        name: account_services.user_create(username=name, password=PASSWORD, email=f"{name}@example.com")
+        name: account_services.user_create(
+            email_confirmed=True, username=name, password=PASSWORD, email=f"{name}@example.com"
+        )
         for name in CAST
     }
     alice, bob = users["alice"], users["bob"]
