@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import smtplib
 from datetime import timedelta
+from typing import Any
 
 from celery import shared_task
 from django.utils import timezone
@@ -11,25 +12,22 @@ from django.utils import timezone
 from notifications import emails, services
 from outbox import services as outbox
 
+# An email that the SMTP server refused, or could not be reached for, is tried again with
+# back-off (eight tries over at most some twenty minutes) before the task gives up.
+SENDING_RETRIES: dict[str, Any] = {
+    "autoretry_for": (smtplib.SMTPException, OSError),
+    "retry_backoff": 5,
+    "retry_backoff_max": 600,
+    "max_retries": 8,
+}
 
-@shared_task(
-    ignore_result=True,
-    autoretry_for=(smtplib.SMTPException, OSError),
-    retry_backoff=5,
-    retry_backoff_max=600,
-    max_retries=8,
-)
+
+@shared_task(ignore_result=True, **SENDING_RETRIES)
 def send_notification(note_id: int) -> bool:
     return services.deliver(note_id)
 
 
-@shared_task(
-    ignore_result=True,
-    autoretry_for=(smtplib.SMTPException, OSError),
-    retry_backoff=5,
-    retry_backoff_max=600,
-    max_retries=8,
-)
+@shared_task(ignore_result=True, **SENDING_RETRIES)
 def send_email_confirmation(user_id: int) -> bool:
     """The link that confirms a new player's address (accounts queues it by name)."""
     return emails.send_confirmation(user_id)
