@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
+from accounts import services as account_services
 from accounts.presence import records_presence
 from accounts.throttling import throttled_post
 from accounts.users import signed_in
@@ -68,6 +69,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "form": form,
         "lists": selectors.lobby(signed_in(request)),
         "lobby_version": selectors.lobby_version(signed_in(request)),
+        "unconfirmed": bool(request.user.email) and not account_services.may_email(signed_in(request)),
     }
     return render(request, "home.html", context)
 

@@ -103,3 +103,14 @@ def test_a_delivery_report_changes_nothing(bob):
         sender=None, event=AnymailTrackingEvent(event_type="delivered", recipient=bob.email), esp_name="x"
     )
     assert EmailStatus.objects.get(user=bob).bounced_at is None
+
+
+def test_the_lobby_asks_a_new_player_to_confirm_and_stops_once_they_have(
+    db, django_capture_on_commit_callbacks
+):
+    dora = _sign_up("dora", django_capture_on_commit_callbacks)
+    browser = Client()
+    browser.force_login(dora)
+    assert "to confirm your address" in browser.get("/").content.decode()
+    Client().post(_link(dora))
+    assert "to confirm your address" not in browser.get("/").content.decode()
