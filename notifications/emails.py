@@ -3,6 +3,7 @@ from the recipient's own view of the game: presenters and engine.visibility deci
 
 from __future__ import annotations
 
+from email.mime.image import MIMEImage
 from typing import Any
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
@@ -14,11 +15,13 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.text import capfirst
+from django.utils.translation import gettext
 
 from accounts import services as account_services
 from games import event_log, history, play_links, presenters
 from games.models import Game
 from games.templatetags.games_extras import card_label
+from notifications import board_picture
 from notifications.models import Preferences
 from notifications.preferences import preferences_of, unsubscribe_token
 from notifications.reply_addresses import reply_address
@@ -56,6 +59,7 @@ def turn_context(game: Game, user: User) -> dict[str, Any]:
         "game": game,
         "view": view,
         "opponent": names[opponent_seat],
+        "names": names,
         "since": _since_your_last_turn(game, user, seat, names, state.values),
         "hand": [[card_label(card) for card in group] for group in presenters.hand_groups(view["hand"])],
         "board": _board_lines(view),
@@ -99,7 +103,7 @@ def _board_lines(view: dict[str, Any]) -> list[dict[str, Any]]:
     ]
     if view.get("hold"):
         hold = [card_label(card) for card in view["hold"]]
-        spaces.append({"label": capfirst(history.type_name("hold")), "cards": hold})
+        spaces.append({"label": gettext("Hold"), "cards": hold})
     return spaces
 
 
@@ -192,6 +196,8 @@ def _email_in_language(note: Notification, prefs: Preferences) -> EmailMultiAlte
         context["reminder"] = note.kind == Notification.Kind.REMINDER
         reply_to = reply_address(note) if context["plays"] else None
         context["by_reply"] = reply_to is not None
+        context["board_cid"] = f"board-{note.pk}"
+        context["board_alt"] = board_picture.alt_text(context["view"])
         name = "your_turn"
     else:
         context = notice_context(note)
@@ -200,7 +206,18 @@ def _email_in_language(note: Notification, prefs: Preferences) -> EmailMultiAlte
     message = _message(user, name, context, prefs)
     if reply_to is not None:
         message.reply_to = [reply_to]
+    if "board_cid" in context:
+        _attach_board(message, context)
     return message
+
+
+def _attach_board(message: EmailMultiAlternatives, context: dict[str, Any]) -> None:
+    """The board as a picture inside the HTML part (cid:), the text part keeps it in words."""
+    image = MIMEImage(board_picture.board_png(context["view"], context["names"]), "png")
+    image.add_header("Content-ID", f"<{context['board_cid']}>")
+    image.add_header("Content-Disposition", "inline", filename="board.png")
+    message.mixed_subtype = "related"
+    message.attach(image)
 
 
 def message_id(note: Notification) -> str:

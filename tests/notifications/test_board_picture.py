@@ -1,0 +1,75 @@
+"""The turn email's board picture: inline PNG drawn from the reader's view alone."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from django.core import mail
+
+from games import challenges, event_log, history, presenters
+from games.models import Game
+from notifications import board_picture
+from tests.games.helpers import hidden_ids, play_first_legal
+
+
+def _turn_email(api, alice, bob, capture):
+    mail.outbox.clear()
+    with capture(execute=True):
+        game = challenges.game_create(creator=alice, opponent="bob")
+        challenges.game_accept(game=game, user=bob)
+        game = Game.objects.get(pk=game.pk)
+        mover = alice if game.to_move == "a" else bob
+        play_first_legal(api[mover.username], game.pk)
+    waiting = bob if mover == alice else alice
+    return (
+        Game.objects.get(pk=game.pk),
+        waiting,
+        next(
+            m
+            for m in mail.outbox
+            if m.to == [waiting.email] and m.reply_to is not None and "turn" in m.subject.lower()
+        ),
+    )
+
+
+def test_the_turn_email_carries_the_board_as_an_inline_png(
+    api, alice, bob, django_capture_on_commit_callbacks
+):
+    _game, _reader, email = _turn_email(api, alice, bob, django_capture_on_commit_callbacks)
+    message = email.message()
+    images = [part for part in message.walk() if part.get_content_type() == "image/png"]
+    assert len(images) == 1
+    assert images[0].get_payload(decode=True).startswith(b"\x89PNG")
+    cid = images[0]["Content-ID"].strip("<>")
+    html = email.alternatives[0][0]
+    assert f'src="cid:{cid}"' in html
+    assert re.search(r'alt="[^"]+"', html)
+    assert message.get_content_type() == "multipart/related"
+
+
+def test_the_picture_is_drawn_from_a_view_without_the_hidden_cards(
+    api, alice, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    drawn = []
+    real = board_picture.board_png
+    monkeypatch.setattr(
+        board_picture, "board_png", lambda view, names: drawn.append(view) or real(view, names)
+    )
+    game, reader, _email = _turn_email(api, alice, bob, django_capture_on_commit_callbacks)
+    seat = "a" if reader == alice else "b"
+    secret = hidden_ids(game.pk, seat)
+    view = drawn[-1]
+    assert not {card for card in secret if card in json.dumps(view, default=str)}
+    svg = board_picture.board_svg(view, history.names_of(game))
+    assert not {card for card in secret if re.search(rf"(?<![\w-]){card}(?![\w-])", svg)}
+    shown = sum(len(cards) for cards in view["board"].values()) + len(view["hold"]) + len(view["hand"])
+    assert svg.count('href="#sym-') == shown  # not one card beyond the reader's
+
+
+def test_a_view_of_the_reader_is_what_presenters_give_them(
+    api, alice, bob, django_capture_on_commit_callbacks
+):
+    game, reader, _email = _turn_email(api, alice, bob, django_capture_on_commit_callbacks)
+    view = presenters.game_view(game, event_log.load_state(game), reader)
+    assert board_picture.board_png(view, history.names_of(game)).startswith(b"\x89PNG")
