@@ -20,6 +20,7 @@ import time
 from benchmarks.stack import (
     ROOT,
     fresh_database,
+    next_game,
     percentiles,
     play_first_legal,
     prepare,
@@ -29,6 +30,7 @@ from benchmarks.stack import (
     start_sink,
     start_worker,
     stop,
+    two_players,
 )
 
 
@@ -53,28 +55,14 @@ def main() -> None:
         import django
 
         django.setup()
-        from accounts import services as accounts
-        from games import challenges
         from games.models import Game
 
-        stamp = str(int(time.time()))
-        players = [
-            accounts.user_create(
-                email_confirmed=True,
-                username=f"p{i}x{stamp}",
-                password="bench-dragon-heart-42",
-                email=f"p{i}@bench.invalid",
-            )
-            for i in range(2)
-        ]
+        players = two_players("p")
         time.sleep(3)  # let the worker connect
         latencies: list[float] = []
         game = None
         while len(latencies) < args.plays:
-            if game is None or game.status != Game.Status.ACTIVE:
-                game = challenges.game_create(creator=players[0], opponent=players[1].username)
-                challenges.game_accept(game=game, user=players[1])
-                game.refresh_from_db()
+            game = next_game(game, players)
             waiting = players[1] if game.to_move == "a" else players[0]
             seen = mailbox.count()
             play_first_legal(game, {"a": players[0], "b": players[1]})

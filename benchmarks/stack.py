@@ -154,19 +154,54 @@ def start_redis(port: int) -> subprocess.Popen[bytes]:
 def start_relay(env: dict[str, str]) -> subprocess.Popen[bytes]:
     """The outbox relay (manage.py relay_outbox), which queues the emails the plays write;
     returns once it listens."""
-    relay = subprocess.Popen(
-        [sys.executable, "-u", "manage.py", "relay_outbox"], cwd=ROOT, env=env, stdout=subprocess.PIPE
+    return start_command(env, ["relay_outbox"], b"listening")
+
+
+def start_command(env: dict[str, str], command: list[str], ready: bytes) -> subprocess.Popen[bytes]:
+    """A long-running ``manage.py`` command; returns once its first line of output holds
+    ``ready``."""
+    process = subprocess.Popen(
+        [sys.executable, "-u", "manage.py", *command], cwd=ROOT, env=env, stdout=subprocess.PIPE
     )
-    assert relay.stdout is not None
-    ready = threading.Timer(30, relay.kill)  # bounded: a relay that never listens is killed
-    ready.start()
-    line = relay.stdout.readline()
-    ready.cancel()
-    if b"listening" not in line:
-        raise SystemExit(f"the outbox relay did not start: {line!r}")
+    assert process.stdout is not None
+    timer = threading.Timer(30, process.kill)  # bounded: a command that never says so is killed
+    timer.start()
+    line = process.stdout.readline()
+    timer.cancel()
+    if ready not in line:
+        raise SystemExit(f"manage.py {command[0]} did not start: {line!r}")
     # Keep draining its output (one line per reconnection) so that it never blocks on a pipe.
-    threading.Thread(target=relay.stdout.read, daemon=True).start()
-    return relay
+    threading.Thread(target=process.stdout.read, daemon=True).start()
+    return process
+
+
+def two_players(prefix: str) -> list[Any]:
+    """Two new players with confirmed addresses, named afresh for each run; needs Django."""
+    from accounts import services as accounts
+
+    stamp = str(int(time.time()))
+    return [
+        accounts.user_create(
+            email_confirmed=True,
+            username=f"{prefix}{i}x{stamp}",
+            password=PASSWORD,
+            email=f"{prefix}{i}@bench.invalid",
+        )
+        for i in range(2)
+    ]
+
+
+def next_game(game: Any, players: list[Any]) -> Any:
+    """``game`` while it is being played, else a new one between ``players``, started."""
+    from games import challenges
+    from games.models import Game
+
+    if game is not None and game.status == Game.Status.ACTIVE:
+        return game
+    game = challenges.game_create(creator=players[0], opponent=players[1].username)
+    challenges.game_accept(game=game, user=players[1])
+    game.refresh_from_db()
+    return game
 
 
 def stop(*processes: subprocess.Popen[bytes]) -> None:
