@@ -12,7 +12,9 @@ COPY engine engine
 COPY core core
 COPY accounts accounts
 COPY outbox outbox
+COPY ratings ratings
 COPY games games
+COPY players players
 COPY notifications notifications
 COPY dragonheart_site dragonheart_site
 COPY templates templates

@@ -47,7 +47,9 @@ INSTALLED_APPS = [
     "django_htmx",  # its script tag and HTTP helpers; no view reads request.htmx, so no middleware
     "accounts",
     "outbox",
+    "ratings",
     "games",
+    "players",
     "notifications",
 ]
 
@@ -322,6 +324,12 @@ LOGGING = {
 # Presence (accounts/presence.py): a player whose game page or lobby answered them within the
 # window is at the table, and a "your turn" email to them waits until they have been gone for
 # the hold; then it goes if the turn is still theirs.
+# Ratings (Glicko-2): one game is one rating period, and a player's deviation grows by the
+# volatility for each RATING_PERIOD_DAYS without a rated game; the leaderboard lists players with
+# at least five rated games in the last ESTABLISHED_DAYS whose rating is no longer provisional.
+RATING_PERIOD_DAYS = env.int("RATING_PERIOD_DAYS", default=7)
+ESTABLISHED_DAYS = env.int("ESTABLISHED_DAYS", default=90)
+
 PRESENCE_WINDOW_SECONDS = env.int("PRESENCE_WINDOW_SECONDS", default=120)
 EMAIL_HOLD_SECONDS = env.int("EMAIL_HOLD_SECONDS", default=300)
 

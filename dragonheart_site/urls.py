@@ -15,6 +15,7 @@ from core.health import HealthApi
 from core.renderers import JSONRenderer
 from games import views
 from notifications import views as notification_views
+from players import views as player_views
 
 
 def _errors_in_json(request: Request, response: HttpResponseBase) -> None:
@@ -44,6 +45,7 @@ class DocsView(SpectacularSwaggerSplitView):
 urlpatterns = [
     path("api/", include("games.urls")),
     path("api/", include("accounts.urls")),
+    path("api/", include("players.urls")),
     path("api/health/", HealthApi.as_view(), name="api-health"),
     path("api/schema/", SchemaView.as_view(), name="api-schema"),
     # The split view serves its script as a file, for the Content-Security-Policy.
@@ -60,6 +62,8 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("invite/<str:token>/", views.invite, name="invite"),
     path("how-to-play/", views.how_to_play, name="how-to-play"),
+    path("players/", player_views.leaderboard, name="leaderboard"),
+    path("players/<str:name>/", player_views.player_page, name="player"),
     path("play/<str:token>/", views.play_link, name="play-link"),
     path("unsubscribe/<str:token>/", notification_views.unsubscribe, name="unsubscribe"),
     path("games/<str:game_id>/", views.game_page, name="game"),

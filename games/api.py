@@ -51,6 +51,9 @@ class GameSummarySerializer(serializers.Serializer[dict[str, Any]]):
     series = serializers.IntegerField(allow_null=True)
     number = serializers.IntegerField(help_text="Game number within its series.")
     private = serializers.BooleanField()
+    rated = serializers.BooleanField(help_text="Whether the result changes the players' ratings.")
+    rating_min = serializers.IntegerField(allow_null=True, help_text="An open challenge's lowest rating.")
+    rating_max = serializers.IntegerField(allow_null=True, help_text="An open challenge's highest rating.")
     created_at = serializers.DateTimeField()
     turn_started_at = serializers.DateTimeField(allow_null=True)
     deadline = serializers.DateTimeField(allow_null=True)
@@ -153,6 +156,18 @@ class GameListCreateApi(APIView):
             default=None,
             help_text="Days for each turn; null: casual.",
         )
+        rated = serializers.BooleanField(
+            allow_null=True,
+            default=None,
+            help_text="Whether the result changes both players' ratings; null: rated when the game "
+            "has a clock. A game against a bot is never rated.",
+        )
+        rating_min = serializers.IntegerField(
+            allow_null=True, default=None, help_text="An open challenge: the lowest rating that may accept."
+        )
+        rating_max = serializers.IntegerField(
+            allow_null=True, default=None, help_text="An open challenge: the highest rating that may accept."
+        )
 
     class FilterSerializer(serializers.Serializer[dict[str, Any]]):
         class Meta:
@@ -200,7 +215,9 @@ class GameListCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        game = challenges.game_create(creator=signed_in(request), **data.validated_data)
+        arguments = dict(data.validated_data)
+        arguments["rating_range"] = (arguments.pop("rating_min"), arguments.pop("rating_max"))
+        game = challenges.game_create(creator=signed_in(request), **arguments)
         return game_response(get_game(game.pk), signed_in(request), status.HTTP_201_CREATED)
 
 

@@ -17,8 +17,9 @@ from engine import MalformedRecord, Options, resolve_options
 from engine.bots import BOTS
 from games import services
 from games.errors import StaleVersion
-from games.models import DAYS_PER_TURN, Game, Series
+from games.models import DAYS_PER_TURN, MAX_RATING, MIN_RATING, Game, Series
 from outbox import services as outbox
+from ratings import selectors as rating_selectors
 
 MAX_SERIES_TARGET = 25
 
@@ -62,6 +63,60 @@ def _check_clock(days_per_turn: int | None) -> None:
         )
 
 
+def _rated(rated: bool | None, *, bot: str, days_per_turn: int | None) -> bool:
+    if bot:
+        if rated:
+            raise InvalidRequest("bot_not_rated", gettext("Games against the computer are never rated."))
+        return False
+    return days_per_turn is not None if rated is None else rated
+
+
+def _rating_range(bounds: tuple[int | None, int | None], *, is_open: bool) -> tuple[int | None, int | None]:
+    low, high = bounds
+    if low is None and high is None:
+        return None, None
+    if not is_open:
+        raise InvalidRequest(
+            "invalid_rating_range", gettext("Only an open challenge can ask for a rating range.")
+        )
+    if any(b is not None and not MIN_RATING <= b <= MAX_RATING for b in bounds) or (
+        low is not None and high is not None and low > high
+    ):
+        raise InvalidRequest(
+            "invalid_rating_range",
+            gettext("A rating range runs from %(low)d to %(high)d, its lower end first.")
+            % {"low": MIN_RATING, "high": MAX_RATING},
+        )
+    return low, high
+
+
+def _check_rating_range(game: Game, user: User) -> None:
+    """An open challenge asking for a rating range is accepted only by a player within it."""
+    if game.rating_min is None and game.rating_max is None:
+        return
+    rating = rating_selectors.shown_for([user.pk])[user.pk].rating
+    if (game.rating_min is not None and rating < game.rating_min) or (
+        game.rating_max is not None and rating > game.rating_max
+    ):
+        raise Forbidden(
+            "outside_rating_range",
+            gettext("This challenge asks for a player rated %(range)s; your rating is %(rating)d.")
+            % {"range": rating_range_label(game), "rating": rating},
+        )
+
+
+def rating_range_label(game: Game) -> str:
+    """ "1400–1700", "1400 or more", "up to 1700", or "" for a challenge open to anyone."""
+    low, high = game.rating_min, game.rating_max
+    if low is not None and high is not None:
+        return f"{low}–{high}"
+    if low is not None:
+        return gettext("%(low)d or more") % {"low": low}
+    if high is not None:
+        return gettext("up to %(high)d") % {"high": high}
+    return ""
+
+
 def _series_of(series: dict[str, Any]) -> tuple[str, int]:
     """The kind and target of a series as the API describes it, or an error."""
     kind, target = series.get("kind"), series.get("target")
@@ -87,12 +142,19 @@ def game_create(
     series: dict[str, Any] | None = None,
     private: bool = False,
     days_per_turn: int | None = None,
+    rated: bool | None = None,
+    rating_range: tuple[int | None, int | None] = (None, None),
 ) -> Game:
     """A challenge to a named player, an open challenge (``opponent`` None) or a game against a
-    bot, which starts at once. The creator sits in seat a; who begins follows the options."""
+    bot, which starts at once. The creator sits in seat a; who begins follows the options.
+    A game between two people is rated unless asked otherwise when it has a clock (a game
+    without one may wait forever: a rating should not); a bot game never is. An open
+    challenge may ask for an opponent rated within ``rating_range``."""
     options = _options(rules)
     user, bot = _opponent(creator, opponent)
     _check_clock(days_per_turn)
+    rated = _rated(rated, bot=bot, days_per_turn=days_per_turn)
+    rating_min, rating_max = _rating_range(rating_range, is_open=user is None and not bot)
     series_row = None
     if series is not None:
         kind, target = _series_of(series)
@@ -113,6 +175,9 @@ def game_create(
         options=options.to_json(),
         series=series_row,
         days_per_turn=days_per_turn,
+        rated=rated,
+        rating_min=rating_min,
+        rating_max=rating_max,
     )
     if bot:
         services.game_start(game=game)
@@ -129,6 +194,7 @@ def game_accept(*, game: Game, user: User) -> Game:
     elif game.status == Game.Status.OPEN:
         if game.player_a_id == user.pk:
             raise InvalidRequest("own_challenge", gettext("You cannot accept your own challenge."))
+        _check_rating_range(game, user)
         # Claim the free seat with a conditional update: of two players accepting at once,
         # exactly one gets it.
         if not Game.objects.filter(pk=game.pk, status=Game.Status.OPEN, player_b__isnull=True).update(
@@ -200,6 +266,7 @@ def game_rematch(*, game: Game, user: User) -> Game:
         opponent=f"bot:{game.bot}" if game.bot or opponent is None else opponent.username,
         rules=game.options,
         days_per_turn=game.days_per_turn,
+        rated=game.rated,
     )
     Game.objects.filter(pk=rematch.pk).update(rematch_of=game)
     rematch.rematch_of = game

@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from engine.bots import BOTS
-from games.models import DAYS_PER_TURN
+from games.models import DAYS_PER_TURN, MAX_RATING, MIN_RATING
 
 BOT_LABELS = {
     "random": _("random: plays any legal move"),
@@ -31,8 +31,27 @@ class CreateGameForm(forms.Form):
     # Which opponent (the ``against`` choice) each field is for; the others are for every game.
     # The page shows a field only while its opponent is chosen (pure CSS, so the form still
     # works without a script), and clean() judges a field only when it applies.
-    FOR_OPPONENT = {"username": "user", "private": "open", "bot": "bot"}
-    field_order = ["against", "username", "bot", "private", "preset", "series", "target", "days_per_turn"]
+    FOR_OPPONENT = {
+        "username": "user",
+        "private": "open",
+        "rating_min": "open",
+        "rating_max": "open",
+        "bot": "bot",
+        "rated": "people",
+    }
+    field_order = [
+        "against",
+        "username",
+        "bot",
+        "private",
+        "rating_min",
+        "rating_max",
+        "preset",
+        "series",
+        "target",
+        "days_per_turn",
+        "rated",
+    ]
 
     OPPONENTS = [
         ("user", _("a player I name")),
@@ -74,6 +93,21 @@ class CreateGameForm(forms.Form):
         initial=3,
     )
     target = forms.IntegerField(label=_("X"), min_value=1, max_value=25, required=False, initial=3)
+    rating_min = forms.IntegerField(
+        label=_("Opponent rated at least"), min_value=MIN_RATING, max_value=MAX_RATING, required=False
+    )
+    rating_max = forms.IntegerField(
+        label=_("Opponent rated at most"), min_value=MIN_RATING, max_value=MAX_RATING, required=False
+    )
+    rated = forms.ChoiceField(
+        label=_("Rating"),
+        choices=[
+            ("", _("rated when the game has a time limit")),
+            ("yes", _("rated")),
+            ("no", _("casual (not rated)")),
+        ],
+        required=False,
+    )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -110,6 +144,10 @@ class CreateGameForm(forms.Form):
             "series": series,
             "private": data["against"] == "open" and data["private"],
             "days_per_turn": data["days_per_turn"],
+            "rated": None if data["against"] == "bot" else {"yes": True, "no": False}.get(data["rated"]),
+            "rating_range": (
+                (data["rating_min"], data["rating_max"]) if data["against"] == "open" else (None, None)
+            ),
         }
 
 

@@ -50,6 +50,7 @@ class Series(models.Model):
 
 
 DAYS_PER_TURN = (1, 2, 3, 5, 7, 14)
+MIN_RATING, MAX_RATING = 100, 3500  # the bounds a challenge's rating range may name
 
 # The bots' levels as pages name them: "Computer (medium)", never the API's "bot:medium".
 BOT_LEVELS = {
@@ -117,6 +118,13 @@ class Game(models.Model):
     )
     deadline = models.DateTimeField(
         null=True, blank=True, help_text="When the player to move runs out of time."
+    )
+    rated = models.BooleanField(default=False, help_text="Whether its end changes the players' ratings.")
+    rating_min = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="An open challenge only a player rated this or more may accept."
+    )
+    rating_max = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="An open challenge only a player rated this or less may accept."
     )
 
     class Meta:

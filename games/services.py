@@ -34,6 +34,7 @@ from engine import (
     apply_events,
     decide,
 )
+from engine import events as ev
 from engine.bots import make_bot
 from engine.match import GameResult, next_first, standing
 from engine.replay import state_from_start
@@ -44,6 +45,8 @@ from games import clocks, event_log
 from games.errors import StaleVersion, illegal_move_detail
 from games.models import Game, IdempotentPlay, Series
 from outbox import services as outbox
+from ratings import services as ratings
+from ratings.services import Result
 
 log = logging.getLogger(__name__)
 
@@ -305,14 +308,26 @@ def _append_with_follow_ups(game: Game, change: Change, *, bot_turn_queued: bool
             companions=companions,
         )
         if state.over:
-            _game_over(game)
+            _game_over(game, state)
     if note is not None:
         outbox.announce(note)
     if not state.over and game.bot and state.to_move == BOT_SEAT and bot_turn_queued:
         transaction.on_commit(lambda: _queue_bot_turn(game.pk))
 
 
-def _game_over(game: Game) -> None:
+def _game_over(game: Game, state: State) -> None:
+    """What a game's end writes with it: the rating changes, the emails, the series' next game."""
+    if game.rated and state.end_reason != ev.ABORTED and game.player_a_id and game.player_b_id:
+        assert game.finished_at is not None  # set by event_log.append with the end
+        ratings.rate_game(
+            Result(
+                game_id=game.pk,
+                player_a=game.player_a_id,
+                player_b=game.player_b_id,
+                score_a={"a": 1.0, "b": 0.0}.get(state.winner or "", 0.5),
+                ended_at=game.finished_at,
+            )
+        )
     for user_id in (game.player_a_id, game.player_b_id):
         if user_id is not None:
             outbox.game_notification(game=game, user_id=user_id, kind="game_over")
@@ -380,6 +395,7 @@ def _series_progress(game: Game) -> None:
         player_a_name=game.player_a_name,
         player_b_name=game.player_b_name,
         days_per_turn=game.days_per_turn,
+        rated=game.rated,
         bot=series.bot,
         options=series.options,
         series=series,

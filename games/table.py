@@ -14,6 +14,8 @@ from django.utils.translation import gettext as _
 from engine.cards import CAPACITY, TYPES
 from games import event_log, history, presenters, services, turns
 from games.models import Game, Series, Vacation
+from ratings import selectors as rating_selectors
+from ratings.selectors import Shown
 
 BOARD_ORDER = (
     "chest",
@@ -95,6 +97,13 @@ def _breakdown(view: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def _seat_ratings(game: Game) -> dict[str, Shown]:
+    """Each human seat's rating as of now, by seat (one query)."""
+    by_user = rating_selectors.shown_for([game.player_a_id, game.player_b_id])
+    seats = {"a": game.player_a_id, "b": None if game.bot else game.player_b_id}
+    return {seat: by_user[uid] for seat, uid in seats.items() if uid is not None}
+
+
 def table_context(game: Game, user: User) -> dict[str, Any]:
     """Everything the table (templates/games/game.html and its partials) shows ``user``."""
     state = event_log.load_state(game) if game.version else None
@@ -123,6 +132,7 @@ def table_context(game: Game, user: User) -> dict[str, Any]:
         "breakdown": _breakdown(view) if view["result"] and view["revealed"] else [],
         "series": Series.objects.filter(pk=game.series_id).first() if game.series_id else None,
         "me": me,
+        "seat_ratings": _seat_ratings(game),
         "opponent": {"a": "b", "b": "a"}.get(me or ""),
         "reason": history.end_reason(game.end_reason) if game.end_reason else "",
         "away": [

@@ -49,6 +49,8 @@ CREATE_ERROR_FIELDS = {
     "unknown_bot": "bot",
     "invalid_clock": "days_per_turn",
     "invalid_series": "target",
+    "invalid_rating_range": "rating_min",
+    "bot_not_rated": "rated",
 }
 
 
@@ -65,9 +67,11 @@ def home(request: HttpRequest) -> HttpResponse:
             return redirect("game", game_id=game.pk)
         except ServiceError as exc:
             form.add_error(CREATE_ERROR_FIELDS.get(exc.code), exc.detail)
+    lists = selectors.lobby(signed_in(request))
     context = {
         "form": form,
-        "lists": selectors.lobby(signed_in(request)),
+        "lists": lists,
+        "ratings": selectors.ratings_in(lists),
         "lobby_version": selectors.lobby_version(signed_in(request)),
         "unconfirmed": bool(request.user.email) and not account_services.may_email(signed_in(request)),
     }
@@ -81,7 +85,8 @@ def _lobby_poll(request: HttpRequest) -> HttpResponse:
     version = selectors.lobby_version(signed_in(request))
     if version == request.GET["lobby"]:
         return HttpResponse(status=204)
-    context = {"lists": selectors.lobby(signed_in(request)), "lobby_version": version}
+    lists = selectors.lobby(signed_in(request))
+    context = {"lists": lists, "ratings": selectors.ratings_in(lists), "lobby_version": version}
     return render(request, "games/_lobby_live.html", context)
 
 

@@ -12,7 +12,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engine", "core", "accounts", "outbox", "games", "notifications", "dragonheart_site")
+PACKAGES = (
+    "engine",
+    "core",
+    "accounts",
+    "outbox",
+    "ratings",
+    "games",
+    "players",
+    "notifications",
+    "dragonheart_site",
+)
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 

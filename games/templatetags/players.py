@@ -7,6 +7,7 @@ from typing import Any
 
 from django import template
 
+from games.challenges import rating_range_label
 from games.models import Game, shown_name
 
 register = template.Library()
@@ -36,3 +37,9 @@ def opponent_of(game: Game, user: Any) -> str | None:
     """The other player's shown name, for "waiting for bob"; None for an open seat."""
     seat = game.seat_of(user)
     return game.shown_player_name("b" if seat == "a" else "a")
+
+
+@register.filter
+def rating_range(game: Game) -> str:
+    """An open challenge's rating range as the lobby shows it: "1400–1700", "1400 or more"."""
+    return rating_range_label(game)

@@ -43,6 +43,8 @@ SUCCESSES: dict[str, tuple[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {
         201,
         lambda world: {"body": {"username": "dave", "password": "a long passphrase 7"}},
     ),
+    "GET /api/players/{name}/": (200, lambda world: {"path_parameters": {"name": "alice"}}),
+    "GET /api/leaderboard/": (200, lambda world: {}),
 }
 
 

@@ -74,6 +74,10 @@ API = [
     Row("api-cancel", "POST", "/api/games/{challenge}/cancel/", ("200+", "403", "403", "401")),
     Row("api-resign", "POST", "/api/games/{active}/resign/", ("200+", "200+", "403", "401")),
     Row("api-rematch", "POST", "/api/games/{finished}/rematch/", ("200+", "200+", "403", "401")),
+    # Players and the leaderboard are public, as their pages are.
+    Row("api-player", "GET", "/api/players/alice/", same("200")),
+    Row("api-player", "GET", "/api/players/nobody/", same("404")),
+    Row("api-leaderboard", "GET", "/api/leaderboard/", same("200")),
 ]
 
 PAGES = [
@@ -123,6 +127,9 @@ PAGES = [
     Row("email-confirm", "POST", "/accounts/confirm/{alice_confirm}/", same("200+")),
     Row("email-confirm", "POST", "/accounts/confirm/forged:link/", same("400")),
     Row("email-confirmation-send", "POST", "/accounts/confirm/", signed_in("302", "login")),
+    Row("player", "GET", "/players/alice/", same("200")),
+    Row("player", "GET", "/players/nobody/", same("404")),
+    Row("leaderboard", "GET", "/players/", same("200")),
     Row("how-to-play", "GET", "/how-to-play/", same("200")),
     Row("how-to-play", "GET", "/how-to-play/?game={active}", same("200")),
     Row("game-history", "GET", "/games/{active}/history/", signed_in("200", "login")),

@@ -1,0 +1,93 @@
+"""What a player's page and the leaderboard read, each in a fixed number of queries whatever the
+number of games (the indexes on each seat and status serve them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db.models import Count, Q, QuerySet
+
+from games.models import Game
+from ratings import selectors as ratings
+
+RECENT_GAMES = 10
+
+
+@dataclass(frozen=True)
+class Record:
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+    @property
+    def played(self) -> int:
+        return self.wins + self.losses + self.draws
+
+
+@dataclass(frozen=True)
+class OpponentRecord:
+    name: str  # a username, or "bot:LEVEL" (games.models.shown_name names it)
+    is_bot: bool
+    record: Record
+
+
+def _counted(rows: QuerySet[Game, Any], seat: str) -> QuerySet[Game, Any]:
+    other = "b" if seat == "a" else "a"
+    return rows.annotate(
+        wins=Count("pk", filter=Q(winner=seat)),
+        losses=Count("pk", filter=Q(winner=other)),
+        draws=Count("pk", filter=Q(winner="")),
+    )
+
+
+def against_each_opponent(user: User) -> list[OpponentRecord]:
+    """Finished games (an aborted one never counts) by opponent, the most played first; every
+    bot level is an opponent of its own. Two queries: as seat a, as seat b."""
+    finished = Game.objects.filter(status=Game.Status.FINISHED).exclude(end_reason="aborted")
+    totals: dict[tuple[str, bool], Record] = {}
+    as_a = _counted(finished.filter(player_a=user).values("player_b_name", "bot").order_by(), "a")
+    as_b = _counted(finished.filter(player_b=user).values("player_a_name").order_by(), "b")
+    for row in as_a:
+        key = (f"bot:{row['bot']}" if row["bot"] else row["player_b_name"], bool(row["bot"]))
+        totals[key] = _plus(totals.get(key), row)
+    for row in as_b:
+        key = (row["player_a_name"], False)
+        totals[key] = _plus(totals.get(key), row)
+    records = [OpponentRecord(name, is_bot, record) for (name, is_bot), record in totals.items()]
+    return sorted(records, key=lambda r: (-r.record.played, r.name.lower()))
+
+
+def _plus(record: Record | None, row: dict[str, Any]) -> Record:
+    base = record or Record()
+    return Record(base.wins + row["wins"], base.losses + row["losses"], base.draws + row["draws"])
+
+
+def overall(opponents: list[OpponentRecord]) -> Record:
+    return Record(
+        sum(o.record.wins for o in opponents),
+        sum(o.record.losses for o in opponents),
+        sum(o.record.draws for o in opponents),
+    )
+
+
+def current_games(user: User) -> list[Game]:
+    mine = Q(player_a=user) | Q(player_b=user)
+    return list(
+        Game.objects.filter(mine, status=Game.Status.ACTIVE).order_by("-turn_started_at").defer("state")[:50]
+    )
+
+
+def recent_games(user: User) -> list[Game]:
+    mine = Q(player_a=user) | Q(player_b=user)
+    finished = Game.objects.filter(mine, status=Game.Status.FINISHED).exclude(end_reason="aborted")
+    return list(finished.order_by("-finished_at").defer("state")[:RECENT_GAMES])
+
+
+def player_named(name: str) -> User | None:
+    return User.objects.filter(username__iexact=name, is_active=True).select_related("rating").first()
+
+
+def shown_rating(user: User) -> ratings.Shown:
+    return ratings.shown(getattr(user, "rating", None))

@@ -1,0 +1,8 @@
+from django.urls import path
+
+from players import api
+
+urlpatterns = [
+    path("players/<str:name>/", api.PlayerApi.as_view(), name="api-player"),
+    path("leaderboard/", api.LeaderboardApi.as_view(), name="api-leaderboard"),
+]

@@ -1,0 +1,43 @@
+"""A player's page (/players/NAME/) and the leaderboard (/players/), for everyone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from players import chart, selectors
+from ratings import selectors as ratings
+
+
+def player_page(request: HttpRequest, name: str) -> HttpResponse:
+    user = selectors.player_named(name)
+    if user is None:
+        raise Http404("no such player")
+    return render(request, "players/player.html", page_context(user))
+
+
+def page_context(user: User) -> dict[str, Any]:
+    opponents = selectors.against_each_opponent(user)
+    recent = selectors.recent_games(user)
+    current = selectors.current_games(user)
+    changes = ratings.history(user.pk)
+    names = {g.player_a_id for g in recent + current} | {g.player_b_id for g in recent + current}
+    return {
+        "player": user,
+        "rating": selectors.shown_rating(user),
+        "chart": chart.chart(changes),
+        "changes_count": len(changes),
+        "opponents": opponents,
+        "record": selectors.overall(opponents),
+        "current": current,
+        "recent": recent,
+        "changes": {c.game_id: c for c in changes if c.game_id in {g.pk for g in recent}},
+        "ratings": ratings.shown_for(names),
+    }
+
+
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    return render(request, "players/leaderboard.html", {"ranked": ratings.leaderboard()})
