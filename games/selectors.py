@@ -74,10 +74,12 @@ def lobby(user: User) -> dict[str, list[Game]]:
     }
 
 
-def ratings_in(lists: dict[str, list[Game]]) -> dict[int, Shown]:
-    """The shown rating of every player in ``lists`` (games.selectors.lobby), in one query."""
+def ratings_in(lists: dict[str, list[Game]], viewer: User) -> dict[int, Shown]:
+    """The shown rating of the viewer and of every player in ``lists`` (games.selectors.lobby),
+    in one query."""
     games = [g for listed in lists.values() for g in listed]
-    return rating_selectors.shown_for([g.player_a_id for g in games] + [g.player_b_id for g in games])
+    ids = [viewer.pk] + [g.player_a_id for g in games] + [g.player_b_id for g in games]
+    return rating_selectors.shown_for(ids)
 
 
 def lobby_version(user: User) -> str:

@@ -68,10 +68,12 @@ def home(request: HttpRequest) -> HttpResponse:
         except ServiceError as exc:
             form.add_error(CREATE_ERROR_FIELDS.get(exc.code), exc.detail)
     lists = selectors.lobby(signed_in(request))
+    ratings = selectors.ratings_in(lists, signed_in(request))
     context = {
         "form": form,
         "lists": lists,
-        "ratings": selectors.ratings_in(lists),
+        "ratings": ratings,
+        "my_rating": ratings[signed_in(request).pk],
         "lobby_version": selectors.lobby_version(signed_in(request)),
         "unconfirmed": bool(request.user.email) and not account_services.may_email(signed_in(request)),
     }
@@ -86,7 +88,13 @@ def _lobby_poll(request: HttpRequest) -> HttpResponse:
     if version == request.GET["lobby"]:
         return HttpResponse(status=204)
     lists = selectors.lobby(signed_in(request))
-    context = {"lists": lists, "ratings": selectors.ratings_in(lists), "lobby_version": version}
+    ratings = selectors.ratings_in(lists, signed_in(request))
+    context = {
+        "lists": lists,
+        "ratings": ratings,
+        "my_rating": ratings[signed_in(request).pk],
+        "lobby_version": version,
+    }
     return render(request, "games/_lobby_live.html", context)
 
 

@@ -11,7 +11,8 @@ from datetime import datetime
 
 from ratings.models import RatingChange
 
-WIDTH, HEIGHT = 640, 220
+WIDE = (640, 220)  # drawn at about its own size on a desktop
+NARROW = (360, 240)  # and on a phone, where the wide one would shrink its labels out of sight
 LEFT, RIGHT, TOP, BOTTOM = 44, 12, 12, 28  # room for the axis labels
 
 
@@ -23,17 +24,18 @@ class Chart:
     grid: list[tuple[float, int]]  # y, rating
     first: datetime
     last: datetime
-    width: int = WIDTH
-    height: int = HEIGHT
+    width: int
+    height: int
 
     @property
     def end(self) -> tuple[float, float, int]:
         return self.dots[-1]
 
 
-def chart(changes: list[RatingChange]) -> Chart | None:
-    """The chart of ``changes`` (oldest first), starting from the rating before the first; None
-    before a first rated game."""
+def chart(changes: list[RatingChange], size: tuple[int, int] = WIDE) -> Chart | None:
+    """The chart of ``changes`` (oldest first) at ``size``, starting from the rating before the
+    first; None before a first rated game."""
+    width, height = size
     if not changes:
         return None
     points = [(changes[0].rated_at, changes[0].rating_before, changes[0].deviation_before)] + [
@@ -42,8 +44,8 @@ def chart(changes: list[RatingChange]) -> Chart | None:
     low = min(r - d for _, r, d in points)
     high = max(r + d for _, r, d in points)
     low, high = _round_down(low), _round_up(high)
-    x_of = _scale(0, len(points) - 1, LEFT, WIDTH - RIGHT)  # by game, so a busy week is readable
-    y_of = _scale(low, high, HEIGHT - BOTTOM, TOP)
+    x_of = _scale(0, len(points) - 1, LEFT, width - RIGHT)  # by game, so a busy week is readable
+    y_of = _scale(low, high, height - BOTTOM, TOP)
     line = [(x_of(i), y_of(r)) for i, (_, r, _) in enumerate(points)]
     upper = [(x_of(i), y_of(r + d)) for i, (_, r, d) in enumerate(points)]
     lower = [(x_of(i), y_of(r - d)) for i, (_, r, d) in enumerate(points)]
@@ -56,6 +58,8 @@ def chart(changes: list[RatingChange]) -> Chart | None:
         grid=grid,
         first=points[0][0],
         last=points[-1][0],
+        width=width,
+        height=height,
     )
 
 

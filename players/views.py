@@ -28,7 +28,7 @@ def page_context(user: User) -> dict[str, Any]:
     return {
         "player": user,
         "rating": selectors.shown_rating(user),
-        "chart": chart.chart(changes),
+        "charts": [c for c in (chart.chart(changes, chart.WIDE), chart.chart(changes, chart.NARROW)) if c],
         "changes_count": len(changes),
         "opponents": opponents,
         "record": selectors.overall(opponents),

@@ -9,6 +9,7 @@ from django import template
 
 from games.challenges import rating_range_label
 from games.models import Game, shown_name
+from ratings.selectors import Shown
 
 register = template.Library()
 
@@ -43,3 +44,13 @@ def opponent_of(game: Game, user: Any) -> str | None:
 def rating_range(game: Game) -> str:
     """An open challenge's rating range as the lobby shows it: "1400–1700", "1400 or more"."""
     return rating_range_label(game)
+
+
+@register.filter
+def in_range_of(game: Game, rating: Shown | None) -> bool:
+    """Whether a player of ``rating`` may accept the open challenge ``game`` (its rating range;
+    games.challenges checks it again on accepting)."""
+    if rating is None:
+        return True
+    low, high = game.rating_min, game.rating_max
+    return (low is None or rating.rating >= low) and (high is None or rating.rating <= high)

@@ -122,7 +122,9 @@ def test_bots_are_named_like_players_in_the_lobby_in_every_language(client, alic
     ukrainian = _html(client.get("/", HTTP_ACCEPT_LANGUAGE="uk"))
     # alice's rating stands beside her name (a bot has none): "alice 1500? – Computer (medium)"
     assert re.search(r"alice <span class=\"rating\"[^>]*>1500\?</span> – Computer \(medium\)", english)
-    assert re.search(r"alice <span class=\"rating\"[^>]*>1500\?</span> – Комп&#x27;ютер \(середній\)", ukrainian)
+    assert re.search(
+        r"alice <span class=\"rating\"[^>]*>1500\?</span> – Комп&#x27;ютер \(середній\)", ukrainian
+    )
     assert "bot:medium" not in english + ukrainian
 
 

@@ -95,7 +95,8 @@ def test_an_upset_moves_the_ratings_more_than_the_expected_result(r1, r2, deviat
     upset_loss = rate(high, low, 0.0).rating - high.rating
     expected = rate(high, low, 1.0).rating - high.rating
     expected_loss = rate(low, high, 0.0).rating - low.rating
-    assert upset > 0 > upset_loss and expected > 0 > expected_loss
+    assert upset > 0 > upset_loss
+    assert expected > 0 > expected_loss
     assert (upset - upset_loss) - (expected - expected_loss) > 0
 
 

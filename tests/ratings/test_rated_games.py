@@ -92,7 +92,8 @@ def test_an_aborted_game_and_a_casual_game_never_count(alice, bob):
     aborted.refresh_from_db()
     assert aborted.end_reason == "aborted"
     play_to_end(start(alice, bob))  # casual: no clock
-    assert not Rating.objects.exists() and not RatingChange.objects.exists()
+    assert not Rating.objects.exists()
+    assert not RatingChange.objects.exists()
 
 
 def test_a_bot_game_played_to_the_end_rates_nobody(alice):
@@ -182,10 +183,10 @@ def test_only_an_open_challenge_asks_for_a_rating_range(alice, bob):
 def test_the_leaderboard_lists_established_players_only(make_user):
     now = timezone.now()
     rows = {
-        "steady": dict(rating=1700, deviation=70, fifth_last_at=now - timedelta(days=10)),
-        "strong_but_new": dict(rating=1900, deviation=180, fifth_last_at=now - timedelta(days=2)),
-        "gone_quiet": dict(rating=1800, deviation=60, fifth_last_at=now - timedelta(days=120)),
-        "second": dict(rating=1650, deviation=100, fifth_last_at=now - timedelta(days=30)),
+        "steady": {"rating": 1700, "deviation": 70, "fifth_last_at": now - timedelta(days=10)},
+        "strong_but_new": {"rating": 1900, "deviation": 180, "fifth_last_at": now - timedelta(days=2)},
+        "gone_quiet": {"rating": 1800, "deviation": 60, "fifth_last_at": now - timedelta(days=120)},
+        "second": {"rating": 1650, "deviation": 100, "fifth_last_at": now - timedelta(days=30)},
     }
     for name, values in rows.items():
         Rating.objects.create(user=make_user(name), volatility=0.06, games=9, rated_at=now, **values)

@@ -23,6 +23,7 @@ def rated_results() -> Iterator[Result]:
         .values_list("pk", "player_a_id", "player_b_id", "winner", "finished_at")
     )
     for game_id, a, b, winner, finished_at in games.iterator(chunk_size=2000):
+        assert finished_at is not None  # every finished game has its time
         yield Result(game_id, a, b, {"a": 1.0, "b": 0.0}.get(winner, 0.5), finished_at)
 
 
@@ -33,7 +34,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("--fix", action="store_true", help="Replace the stored ratings and their history.")
+        parser.add_argument(
+            "--fix", action="store_true", help="Replace the stored ratings and their history."
+        )
 
     def handle(self, *args: Any, fix: bool, **options: Any) -> None:
         standings, changes = ratings.replay(rated_results())
