@@ -5,8 +5,10 @@
 On a scratch PostgreSQL database (production settings, DEBUG off), two players, alice and bob,
 get their own games: 20 finished and 3 running between them, and one long game in progress.
 The script then measures, in-process (Django's test client, no network), alice's lobby, the
-game page, the history page of a finished game, and a play through the API: the server time
-of each request (p50, p95), its number of queries and the time spent in them.
+game page, the history page of a finished game, alice's player page, the leaderboard, alice
+in the API, and a play through the API: the server time of each request (p50, p95), its
+number of queries and the time spent in them. Every game is rated, so that the player pages
+and the leaderboard read as many ratings as such a site would hold.
 
 Then it fills the database beside them — 10,000 other players, ``--finished`` finished games
 and ``--running`` running ones, each with its whole event log (real games of random play,
@@ -60,7 +62,7 @@ def _fill(
     game_columns = (
         "id, status, created_by_id, player_a_id, player_b_id, player_a_name, player_b_name, bot, "
         "private, options, number, version, first, to_move, state, winner, end_reason, scores, "
-        "created_at, started_at, turn_started_at, finished_at"
+        "created_at, started_at, turn_started_at, finished_at, rated"
     )
     game_rows: list[tuple[Any, ...]] = []
     event_rows: list[tuple[Any, ...]] = []
@@ -106,6 +108,7 @@ def _fill(
                     started,
                     ended if is_running else started,
                     None if is_running else ended,
+                    True,  # with a clock, as most games between people are
                 )
             )
             event_rows.extend(
@@ -120,8 +123,18 @@ def _fill(
             if report and (i + 1) % 10_000 == 0:
                 print(f"  {i + 1} games written, {time.perf_counter() - began:.0f} s", flush=True)
         cursor.execute("SET session_replication_role = DEFAULT")
+    _rate_all()
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
+
+
+def _rate_all() -> None:
+    """The ratings of every finished rated game, as ``manage.py rebuild_ratings --fix`` writes
+    them (the fill bypasses the services that rate a game as it ends)."""
+    from games.management.commands.rebuild_ratings import rated_results
+    from ratings import services as ratings
+
+    ratings.overwrite(*ratings.replay(rated_results()))
 
 
 def _payload(event: Mapping[str, Any]) -> str:
@@ -292,6 +305,9 @@ def main() -> None:
             "lobby": _measure(page("/"), args.requests),
             "game page": _measure(page(f"/games/{long_game.pk}/"), args.requests),
             "history page": _measure(page(f"/games/{finished.pk}/history/"), args.requests),
+            "player page": _measure(page("/players/alice/"), args.requests),
+            "leaderboard": _measure(page("/players/"), args.requests),
+            "player (API)": _measure(page("/api/players/alice/"), args.requests),
             "play (API)": _measure(play, args.requests),
         }
 

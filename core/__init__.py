@@ -119,6 +119,13 @@ saves. An override that saves nothing measurable has no reason to be here.
 |                    |   test_what_the_fast_path_accepts_the_serializer_accepts_the_same                     |
 |                    | Saves: 0.7 µs a play instead of 70 (1%) [O]                                           |
 +--------------------+---------------------------------------------------------------------------------------+
+| ratings.glicko     | Replaces: glicko2's Player._f, the volatility's function, which has the player's      |
+| _Player            |   rating where Glickman's paper has the deviation (right only for a 1500 player).     |
+|                    | Touches: Player._f's signature and Player._tau (both undocumented)                    |
+|                    | Compared: tests/ratings/test_glicko.py, with the paper's formula written out, and     |
+|                    |   test_the_package_still_needs_the_fix, which fails once glicko2 has mended it        |
+|                    | Saves: nothing: a mend, not a fast path (the paper's ratings)                         |
++--------------------+---------------------------------------------------------------------------------------+
 
 [O] ``.venv/bin/python -m benchmarks.overrides``: the default settings (SQLite, the
 local-memory cache). [P] The same with ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/…``

@@ -8,6 +8,7 @@ from typing import Any
 from django import template
 
 from games.challenges import rating_range_label
+from games.history import end_reason
 from games.models import Game, shown_name
 from ratings.selectors import Shown
 
@@ -54,3 +55,9 @@ def in_range_of(game: Game, rating: Shown | None) -> bool:
         return True
     low, high = game.rating_min, game.rating_max
     return (low is None or rating.rating >= low) and (high is None or rating.rating <= high)
+
+
+@register.filter
+def end_reason_label(reason: str) -> str:
+    """How a game ended, in words ("by resignation"): games.history.end_reason."""
+    return end_reason(reason)

@@ -22,6 +22,7 @@ CHECKED = {
     "redis": "8.1.0",
     "kombu": "5.7.0",
     "celery": "5.7.0",
+    "glicko2": "2.1.0",
 }
 
 # Each override: what to re-check, and the test that compares it with what it replaces.
@@ -38,6 +39,7 @@ STATEMENTS = "games.event_log.statements (tests/games/test_statements.py)"
 GAME_ROW = "games.selectors.game_by_id (tests/games/test_statements.py::test_game_by_id_*)"
 JSON_FIELD = "games.fields.FastJSONField (tests/games/test_fields.py)"
 PLAIN_PLAY = "games.api.plain_play (tests/games/test_plain_play.py)"
+GLICKO = "ratings.glicko._Player (tests/ratings/test_glicko.py)"
 
 READ_BY = {
     "django": [MESSAGES, LOCALE, STATEMENTS, GAME_ROW, JSON_FIELD],
@@ -47,6 +49,7 @@ READ_BY = {
     "redis": [COUNTER, BROKER],
     "kombu": [BROKER],
     "celery": [BROKER],
+    "glicko2": [GLICKO],
 }
 
 
@@ -205,3 +208,10 @@ def test_the_json_field_methods_ours_overrides_keep_their_signatures():
         JSON_FIELD
     )
     assert _parameters(connection.ops.adapt_json_value) == ["value", "encoder"], _recheck(JSON_FIELD)
+
+
+def test_glicko2_still_has_the_volatility_function_ours_replaces():
+    import glicko2
+
+    assert _parameters(glicko2.Player._f) == ["self", "x", "delta", "v", "a"], _recheck(GLICKO)
+    assert glicko2.Player._tau == 0.5, _recheck(GLICKO)
