@@ -1,6 +1,7 @@
 """Does a full database slow the pages down? The same requests, empty and with 100,000 games.
 
     .venv/bin/python -m benchmarks.data_scale [--finished 100000] [--running 1000] [--requests 200]
+    .venv/bin/python -m benchmarks.data_scale --again    # the full database of the last run, again
 
 On a scratch PostgreSQL database (production settings, DEBUG off), two players, alice and bob,
 get their own games: 20 finished and 3 running between them, and one long game in progress.
@@ -243,15 +244,26 @@ def main() -> None:
     parser.add_argument("--database", default="dragonheart_scale_bench")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/10")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--again",
+        action="store_true",
+        help="measure the full database a previous run left, without filling one (a quieter moment)",
+    )
     args = parser.parse_args()
 
-    env = site_env(fresh_database(args.postgres, args.database), args.redis)
+    database = (
+        args.postgres.rsplit("/", 1)[0] + "/" + args.database
+        if args.again
+        else fresh_database(args.postgres, args.database)
+    )
+    env = site_env(database, args.redis)
     prepare(env)
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
     import django
 
     django.setup()
+    from django.contrib.auth.models import User
     from django.core.cache import cache
     from django.test import Client
     from rest_framework.test import APIClient
@@ -262,11 +274,15 @@ def main() -> None:
     from games.models import Game, GameEvent
 
     cache.clear()
-    alice = accounts.user_create(email_confirmed=True, username="alice", password="scale-dragon-heart-42")
-    bob = accounts.user_create(email_confirmed=True, username="bob", password="scale-dragon-heart-42")
-    _fill([alice.pk, bob.pk], {alice.pk: "alice", bob.pk: "bob"}, 20, 3, args.seed, report=False)
-    long_game = challenges.game_create(creator=alice, opponent="bob")
-    challenges.game_accept(game=long_game, user=bob)
+    if args.again:
+        alice, bob = (User.objects.get(username=name) for name in ("alice", "bob"))
+        long_game = Game.objects.filter(player_a=alice, status=Game.Status.ACTIVE).latest("created_at")
+    else:
+        alice = accounts.user_create(email_confirmed=True, username="alice", password="scale-dragon-heart-42")
+        bob = accounts.user_create(email_confirmed=True, username="bob", password="scale-dragon-heart-42")
+        _fill([alice.pk, bob.pk], {alice.pk: "alice", bob.pk: "bob"}, 20, 3, args.seed, report=False)
+        long_game = challenges.game_create(creator=alice, opponent="bob")
+        challenges.game_accept(game=long_game, user=bob)
     finished = Game.objects.filter(player_a=alice, status=Game.Status.FINISHED).first()
     assert finished is not None
     pages = Client()
@@ -311,6 +327,12 @@ def main() -> None:
             "play (API)": _measure(play, args.requests),
         }
 
+    if args.again:
+        full = suite()
+        print(f"again, with {Game.objects.count()} games: times in ms (p50, p95, median time in SQL)")
+        for name, m in full.items():
+            print(f"{name:<14}{_row(m)}")
+        return
     empty = suite()
     print(f"filling: {USERS} players, {args.finished} finished and {args.running} running games", flush=True)
     began = time.perf_counter()

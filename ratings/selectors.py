@@ -67,12 +67,20 @@ def leaderboard(limit: int = LEADERBOARD_SIZE) -> list[Ranked]:
     now = timezone.now()
     cutoff = now - timedelta(days=settings.ESTABLISHED_DAYS)
     # The stored deviation only grows until now, so it bounds the shown one from below: the
-    # query can drop what is provisional already, the exact check comes after.
+    # query drops what is provisional already, the exact check comes after, over a margin of
+    # rows (values, not model instances: a page of the leaderboard reads a hundred of them).
     rows = (
         Rating.objects.filter(fifth_last_at__gte=cutoff, deviation__lte=PROVISIONAL_ABOVE)
-        .select_related("user")
-        .order_by("-rating", "user_id")[: limit * 2]
+        .order_by("-rating", "user_id")
+        .values_list("user_id", "user__username", "rating", "deviation", "volatility", "games", "rated_at")[
+            : limit + limit // 2
+        ]
     )
-    ranked = [(row, shown(row, now)) for row in rows]
-    kept = [(row, s) for row, s in ranked if not s.provisional][:limit]
-    return [Ranked(i, row.user_id, row.user.username, s) for i, (row, s) in enumerate(kept, start=1)]
+    ranked: list[Ranked] = []
+    for user_id, username, rating, deviation, volatility, games, rated_at in rows:
+        glicko = idle(Glicko(rating, deviation, volatility), periods_between(rated_at, now))
+        if not glicko.provisional:
+            ranked.append(Ranked(len(ranked) + 1, user_id, username, _shown(glicko, games)))
+        if len(ranked) == limit:
+            break
+    return ranked

@@ -173,3 +173,20 @@ def test_the_new_game_form_asks_for_a_rating_range_and_whether_rated(client, ali
     )
     assert response.status_code == 200
     assert "A rating range runs from 100 to 3500, its lower end first." in response.content.decode()
+
+
+@pytest.mark.parametrize("language", ["de", "fr", "uk"])
+def test_the_chart_keeps_its_coordinates_numbers_in_every_language(client, alice, bob, language):
+    """A German page writes 12,5 for 12.5: an SVG must not."""
+    play_to_end(_rated(alice, bob))
+    html = client.get("/players/alice/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    svgs = re.findall(r"<svg viewBox=.*?</svg>", html, flags=re.S)
+    assert len(svgs) == 2
+    number = r"-?\d+(?:\.\d+)?"
+    for svg in svgs:
+        plain = re.findall(r'(?<![\w-])(?:cx|cy|x|y|x1|x2|y1|y2)="([^"]*)"', svg)
+        points = re.findall(r'(?<![\w-])points="([^"]*)"', svg)
+        assert len(plain) > 10
+        assert len(points) == 2
+        assert all(re.fullmatch(number, n) for n in plain)
+        assert all(re.fullmatch(f"{number},{number}", pair) for p in points for pair in p.split())
