@@ -319,7 +319,7 @@ def test_the_page_of_a_finished_game_says_the_deal_checks_out_and_how_to_check_i
     assert "✓ The deal checks out." in html
     assert "the decks played are the ones committed to" in html
     assert game.deal_salt in html
-    assert f"python -m engine verify-deal dragonheart-{game.pk}.json" in html
+    assert f"python -m engine verify-deal dragonheart-{game.pk}.json" in re.sub(r"<[^>]+>", "", html)
     assert f'href="/api/games/{game.pk}/record/"' in html
 
 
