@@ -1,14 +1,15 @@
-"""Command line: ``python -m engine replay FILE…``, ``selfplay``, ``bench``."""
+"""Command line: ``python -m engine replay FILE…``, ``verify-deal FILE…``, ``selfplay``, ``bench``."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from engine.cards import Seat
+from engine.deal import verify_document
 from engine.errors import MalformedRecord
 from engine.options import resolve_options
 from engine.record import ReplayError, replay_document
@@ -43,18 +44,28 @@ def _decode(raw: bytes) -> Any:
         return MalformedRecord(f"not JSON: {str(exc)[:200]}")
 
 
-def cmd_replay(args: argparse.Namespace) -> int:
+def _each_record(paths: list[str], handle: Callable[[Any], tuple[dict[str, Any], int]]) -> int:
+    """Print one JSON line per record of ``paths`` and return the exit status: 2 if any was
+    malformed, else the highest status ``handle`` gave (RULES.md 4.2's convention)."""
     status = 0
     out = sys.stdout
-    for path in args.files:
+    for path in paths:
         for doc in _documents(path):
             if isinstance(doc, MalformedRecord):
                 line, code = ReplayError(None, doc.code, doc.message).to_json(), 2
             else:
-                line, code = replay_document(doc)
+                line, code = handle(doc)
             out.write(json.dumps(line, separators=(", ", ": ")) + "\n")
             status = 2 if code == 2 or status == 2 else max(status, code)
     return status
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    return _each_record(args.files, replay_document)
+
+
+def cmd_verify_deal(args: argparse.Namespace) -> int:
+    return _each_record(args.files, verify_document)
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
@@ -115,6 +126,13 @@ def main(argv: list[str] | None = None) -> int:
         "files", nargs="+", metavar="FILE", help="a record (.json) or records (.jsonl); - for stdin"
     )
     replay.set_defaults(func=cmd_replay)
+    verify = sub.add_parser(
+        "verify-deal", help="check that a record's decks are the ones its deal commitment names"
+    )
+    verify.add_argument(
+        "files", nargs="+", metavar="FILE", help="a record (.json) or records (.jsonl); - for stdin"
+    )
+    verify.set_defaults(func=cmd_verify_deal)
     selfplay = sub.add_parser("selfplay", help="bots play each other")
     selfplay.add_argument("--bots", default="greedy,random", help="two bot names: seat a, seat b")
     selfplay.add_argument("--games", type=int, default=100)

@@ -182,11 +182,14 @@ def events_from_record(record: Record) -> list[AnyEvent]:
 
 
 def record_from_events(
-    log: Iterable[LogEvent], players: Mapping[str, str] | Mapping[Seat, str] | None = None
+    log: Iterable[LogEvent],
+    players: Mapping[str, str] | Mapping[Seat, str] | None = None,
+    deal: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The record of a game from its log (running games too; ``result`` once it is over).
     ``players`` maps seats to names, keyed by plain strings (the service) or by Seat (self-play):
-    a Mapping is invariant in its keys, so both are spelled out."""
+    a Mapping is invariant in its keys, so both are spelled out. ``deal`` is the game's
+    ``{"salt", "commitment"}`` (engine.deal), given only once the salt may be published."""
     it = iter(log)
     start = next(it)
     options = {k: v for k, v in start["options"].items() if k not in _NOT_RULES and getattr(DEFAULT, k) != v}
@@ -215,4 +218,6 @@ def record_from_events(
     record["plays"] = plays
     if result is not None:
         record["result"] = result
+    if deal is not None:
+        record["deal"] = dict(deal)
     return record

@@ -13,7 +13,13 @@ class GameAdmin(admin.ModelAdmin[Game]):
     list_display = ["id", "status", "player_a", "player_b", "bot", "version", "to_move", "created_at"]
     list_filter = ["status", "bot"]
     search_fields = ["id", "player_a__username", "player_b__username"]
-    readonly_fields = ["version", "to_move", "state", "first", "winner", "end_reason", "scores"]
+    readonly_fields = [
+        *("version", "to_move", "state", "first", "winner", "end_reason", "scores"),
+        "deal_commitment",
+    ]
+    # The salt opens the commitment: it leaves the server through the record only, once the
+    # game is over (Game.revealed_deal).
+    exclude = ["deal_salt"]
     raw_id_fields = ["player_a", "player_b", "created_by", "series", "rematch_of"]
 
 

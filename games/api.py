@@ -60,6 +60,15 @@ class GameSummarySerializer(serializers.Serializer[dict[str, Any]]):
     result = serializers.DictField(allow_null=True)
 
 
+class DealSerializer(serializers.Serializer[dict[str, Any]]):
+    """The deal anyone can verify (engine.deal; docs/service.md)."""
+
+    commitment = serializers.CharField(
+        help_text="SHA-256 (hex) of the salt's 32 bytes, then the decks as compact JSON with sorted keys."
+    )
+    salt = serializers.CharField(allow_null=True, help_text="The salt (hex), shown once the game is over.")
+
+
 class GameViewSerializer(GameSummarySerializer):
     """One game as the requester may see it."""
 
@@ -73,6 +82,9 @@ class GameViewSerializer(GameSummarySerializer):
     hand = serializers.ListField(child=serializers.DictField(), allow_null=True)
     legal_plays = serializers.ListField(child=serializers.DictField(), allow_null=True)
     revealed = serializers.DictField(allow_null=True, help_text="Everything, once the game is over.")
+    deal = DealSerializer(
+        allow_null=True, help_text="The commitment to both decks, from the first turn; null if none."
+    )
 
 
 class WholeNumberField(serializers.IntegerField):
@@ -403,4 +415,4 @@ class RecordApi(APIView):
             raise Conflict("game_not_over", "The record is published once the game is over.")
         log = event_log.read_log(game)
         players = {seat: game.player_name(seat) or "" for seat in ("a", "b")}
-        return Response(record_from_events(log, players))
+        return Response(record_from_events(log, players, game.revealed_deal()))

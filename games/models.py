@@ -126,6 +126,16 @@ class Game(models.Model):
     rating_max = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="An open challenge only a player rated this or less may accept."
     )
+    # The deal anyone can verify (engine.deal), made at the start. The commitment is public
+    # from the first turn; the salt opens it and must stay secret until the game is over
+    # (only `deal` below hands it out). Both are empty in games started before deals were
+    # committed: no claim is made about those.
+    deal_commitment = models.CharField(
+        max_length=64, blank=True, default="", help_text="SHA-256 commitment to both shuffled decks."
+    )
+    deal_salt = models.CharField(
+        max_length=64, blank=True, default="", help_text="Hex salt of the commitment; secret until the end."
+    )
 
     class Meta:
         indexes = [
@@ -171,6 +181,20 @@ class Game(models.Model):
 
     def is_bot_seat(self, seat: str) -> bool:
         return seat == "b" and bool(self.bot)
+
+    def public_deal(self) -> dict[str, str | None] | None:
+        """The deal as anyone may see it now: the commitment, and the salt once the game is
+        over (None before); None for a game with no commitment."""
+        if not self.deal_commitment:
+            return None
+        return {"commitment": self.deal_commitment, "salt": None, **(self.revealed_deal() or {})}
+
+    def revealed_deal(self) -> dict[str, str] | None:
+        """The commitment and its salt, for the record and the check: only once the game is
+        over, and only in a game that has one. The one reader of ``deal_salt``."""
+        if not self.deal_commitment or self.status != self.Status.FINISHED:
+            return None
+        return {"salt": self.deal_salt, "commitment": self.deal_commitment}
 
 
 class GameEvent(models.Model):

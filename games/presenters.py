@@ -81,9 +81,11 @@ def game_view(game: Game, state: State | None, viewer: Any) -> dict[str, Any]:
             hand=None,
             legal_plays=None,
             revealed=None,
+            deal=None,
         )
         return view
     view = state_view(game, state, viewer, revealed=state.over)
+    view["deal"] = game.public_deal()
     view["legal_plays"] = (
         [{"cards": list(p.cards), "choice": p.choice} for p in legal_plays(state)]
         if seat is not None and state.to_move == seat

@@ -9,6 +9,7 @@ import hashlib
 import json
 import logging
 import random
+import secrets
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -36,6 +37,7 @@ from engine import (
 )
 from engine import events as ev
 from engine.bots import make_bot
+from engine.deal import SALT_BYTES, Deal
 from engine.match import GameResult, next_first, standing
 from engine.replay import state_from_start
 from engine.rules import start_game
@@ -58,10 +60,20 @@ MAX_IDEMPOTENCY_KEY = 255
 
 
 def game_start(*, game: Game, first: Seat | None = None) -> State:
-    """Shuffle, deal and record ``game_started``: the game becomes active."""
+    """Shuffle, deal and record ``game_started`` with the deal's commitment (engine.deal):
+    the game becomes active."""
     event = start_game(_table_rng, Options(**game.options), first=first)
     state = state_from_start(event)
-    columns = {"status": Game.Status.ACTIVE, "started_at": timezone.now(), "first": state.first}
+    # From the operating system, never the table's generator: whoever could replay that
+    # (a test stacks it) must not be able to guess the salt and open the commitment early.
+    deal = Deal.of(event["decks"], secrets.token_bytes(SALT_BYTES))
+    columns = {
+        "status": Game.Status.ACTIVE,
+        "started_at": timezone.now(),
+        "first": state.first,
+        "deal_commitment": deal.commitment,
+        "deal_salt": deal.salt.hex(),
+    }
     _append_with_follow_ups(game, Change([event], state, 0, columns=columns))
     return state
 

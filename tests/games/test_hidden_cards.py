@@ -1,5 +1,6 @@
 """No response of any endpoint shows a card its requester may not see, during a game: not to
-the opponent, not to a spectator, not to an anonymous client. The secret cards are taken from
+the opponent, not to a spectator, not to an anonymous client; nor the salt of the deal's
+commitment, which would let anyone try the few orders left late in a game. The secret cards are taken from
 the server's own state (helpers.hidden_ids), never from a response."""
 
 from __future__ import annotations
@@ -110,14 +111,18 @@ def test_no_endpoint_shows_anyone_a_card_they_may_not_see(api, people, running, 
     secret = _secret(running, name)
     before = footprint(running)
 
+    salt = Game.objects.get(pk=running.pk).deal_salt  # opens the deal's commitment: secret too
+
     for what, response in _every_response(api, people, name, running):
         assert not _card_ids(response) & secret, (
             f"{name}'s {what} ({response.status_code}) shows hidden cards"
         )
+        assert salt not in response.content.decode(), f"{name}'s {what} shows the deal's salt"
         if response.get("Content-Type", "").startswith("application/json"):
             assert not leaked(response.json(), secret), f"{name}'s {what} shows hidden cards"
 
     assert secret
+    assert len(salt) == 64
     assert footprint(running) == before
 
 

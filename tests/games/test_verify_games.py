@@ -59,3 +59,16 @@ def test_a_cache_that_differs_from_the_log_is_reported(played):
     code, out = _verify()
     assert code == 1
     assert "the cache differs from the log in to_move" in out
+
+
+@pytest.mark.parametrize(
+    ("column", "value"), [("deal_commitment", "0" * 64), ("deal_salt", "0" * 64), ("deal_salt", "damaged")]
+)
+def test_a_finished_game_whose_deal_does_not_open_onto_its_decks_is_reported(alice, bob, column, value):
+    game = challenges.game_create(creator=alice, opponent="bob")
+    challenges.game_accept(game=game, user=bob)
+    services.game_resign(game=game, user=bob)
+    Game.objects.filter(pk=game.pk).update(**{column: value})
+    code, out = _verify()
+    assert code == 1
+    assert f"game {game.pk}: the deal's" in out

@@ -2,7 +2,8 @@
 with a failed login, wrong plays, a throttled request and an unknown game, under the logging
 configuration production loads (settings.LOGGING, read by a production process) at its most
 talkative, LOG_LEVEL=DEBUG; everything its console handler would print is then searched for
-every card that was hidden when the game began, the API tokens, the passwords and SECRET_KEY.
+every card that was hidden when the game began, the API tokens, the passwords, SECRET_KEY and
+the salt of the game's deal commitment.
 
 What the configuration must guarantee: SQL is never logged. Django logs each query with its
 parameters (django.db.backends, DEBUG) whenever settings.DEBUG is on or a test captures
@@ -103,6 +104,7 @@ def secrets_in(text: str, world: World, hidden: set[str]) -> dict[str, list[str]
         "tokens": [name for name, key in world.keys.items() if key in text],
         "passwords": [p for p in (PASSWORD, WRONG_PASSWORD) if p in text],
         "SECRET_KEY": ["SECRET_KEY"] if settings.SECRET_KEY in text else [],
+        "deal salt": ["deal salt"] if Game.objects.get(pk=world.active.pk).deal_salt in text else [],
     }
     return {kind: values for kind, values in found.items() if values}
 

@@ -1,5 +1,6 @@
-"""Audit every game: its log is whole, the rules would write it again event for event, and the
-cached columns agree with it. Reports each difference; changes nothing."""
+"""Audit every game: its log is whole, the rules would write it again event for event, the
+cached columns agree with it, and a finished game's deal opens onto the decks its log dealt.
+Reports each difference; changes nothing."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from django.core.management.base import BaseCommand
 from django.db import connection
 
 from engine import events as ev
+from engine.deal import check, parse_deal
 from engine.errors import IllegalMove, MalformedRecord
 from engine.record import events_from_record, parse_record, record_from_events
 from games import event_log
@@ -33,7 +35,20 @@ def problems_of(game: Game) -> list[str]:
     stale = sorted(name for name, value in fresh.items() if getattr(game, name) != value)
     if stale:
         found.append(f"the cache differs from the log in {', '.join(stale)}")
-    return found
+    return found + _deal_problems(game, log[0])
+
+
+def _deal_problems(game: Game, start: dict[str, Any]) -> list[str]:
+    """A finished game's published deal must open onto the decks of its ``game_started``.
+    A running game's salt stays unread, here too (Game.revealed_deal)."""
+    revealed = game.revealed_deal()
+    if revealed is None:
+        return []
+    try:
+        result = check(start["decks"], parse_deal(revealed))
+    except MalformedRecord:
+        return ["the deal's salt or commitment is damaged"]
+    return [] if result.verdict == "ok" else ["the deal's commitment does not open onto the decks dealt"]
 
 
 def _rules_problems(log: list[dict[str, Any]]) -> list[str]:
