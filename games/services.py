@@ -51,6 +51,7 @@ log = logging.getLogger(__name__)
 _table_rng = random.SystemRandom()
 BOT_SEAT: Seat = "b"
 BOT_TURN_TASK = "games.tasks.play_bot_turn"
+REVIEW_TASK = "games.tasks.review_game"
 MAX_IDEMPOTENCY_KEY = 255
 
 
@@ -306,6 +307,9 @@ def _append_with_follow_ups(game: Game, change: Change, *, bot_turn_queued: bool
         )
         if state.over:
             _game_over(game)
+            # Only once the end has committed: the review reads the finished game's log, and
+            # its search (seconds of CPU) must never run inside the play's transaction.
+            transaction.on_commit(lambda: _queue_review(game.pk))
     if note is not None:
         outbox.announce(note)
     if not state.over and game.bot and state.to_move == BOT_SEAT and bot_turn_queued:
@@ -355,6 +359,14 @@ def _queue_bot_turn(game_id: str) -> None:
         )
     except Exception:  # the broker is down: the play stands, the sweep will queue it later
         log.exception("could not queue the bot's turn in game %s", game_id)
+
+
+def _queue_review(game_id: str) -> None:
+    try:
+        # By name, as the bot's turn: games.tasks imports games.reviews, which reads the log.
+        current_app.signature(REVIEW_TASK, (game_id,)).apply_async()
+    except Exception:  # the broker is down: the game stands, the beat sweep reviews it later
+        log.exception("could not queue the review of game %s", game_id)
 
 
 def _series_progress(game: Game) -> None:

@@ -12,7 +12,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
 from engine.cards import CAPACITY, TYPES
-from games import event_log, history, presenters, services, turns
+from games import event_log, history, presenters, reviews, services, turns
 from games.models import Game, Series, Vacation
 
 BOARD_ORDER = (
@@ -121,6 +121,7 @@ def table_context(game: Game, user: User) -> dict[str, Any]:
         and game.status == Game.Status.ACTIVE
         and game.to_move == services.BOT_SEAT,
         "breakdown": _breakdown(view) if view["result"] and view["revealed"] else [],
+        "review": reviews.end_summary(game, names),
         "series": Series.objects.filter(pk=game.series_id).first() if game.series_id else None,
         "me": me,
         "opponent": {"a": "b", "b": "a"}.get(me or ""),
