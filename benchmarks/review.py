@@ -5,11 +5,12 @@ much winning chance each side gives away when one plays ``random`` and the other
     .venv/bin/python -m benchmarks.review --random-vs-strong 50 [--jobs 2]
 
 The first form reviews seeded games between two ``greedy`` bots (the way people play: each
-turn a real choice), then the first seeded ``random`` game of at least 70 turns, and prints the
+turn a real choice), then the first seeded ``random`` game of exactly 70 turns, and prints the
 CPU each review took (``time.process_time``: the review is pure computation, so this is what a
 Celery worker spends on it; reading the log and writing the rows add milliseconds). The second
 plays seeded games of ``random`` against ``strong`` (its 40 determinizations, no clock, so the
-games are the same on any machine; ``random`` takes seat a in even games, b in odd ones),
+games are the same on any machine; ``random`` takes seat a in even games, b in odd ones, and
+each moves first in half of its games),
 reviews them and prints each side's average loss per game, its mean and standard deviation.
 """
 
@@ -40,10 +41,10 @@ def timed_review(log: list[AnyEvent], seed: str, budget: Budget) -> float:
 
 
 def long_random_game(turns: int) -> tuple[str, list[AnyEvent]]:
-    """The first seeded random game with at least ``turns`` turns."""
+    """The first seeded random game of exactly ``turns`` turns."""
     for i in range(10_000):
         _, log = play_game({"a": "random", "b": "random"}, f"long:{i}", "a")
-        if turns_of(log) >= turns:
+        if turns_of(log) == turns:
             return f"long:{i}", log
     raise RuntimeError(f"no random game of {turns} turns in 10,000 seeds")
 
@@ -71,7 +72,8 @@ def _review_match_game(i: int) -> tuple[float, float, float]:
     strong_seat: Seat = "b" if random_seat == "a" else "a"
     seed = f"random-vs-strong:{i}"
     bots = {random_seat: "random", strong_seat: "strong"}
-    _, log = play_game(bots, seed, random_seat, budget=STRONG_WITHOUT_CLOCK)
+    first: Seat = "a" if (i // 2) % 2 == 0 else "b"  # each pairing of seats moves first as often
+    _, log = play_game(bots, seed, first, budget=STRONG_WITHOUT_CLOCK)
     began = time.process_time()
     summary = summarize(review_log(log, seed, REVIEW_BUDGET))
     cpu = time.process_time() - began

@@ -10,20 +10,24 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from games import reviews
+from games import reviews, services
 from games.models import Game, GameReview, TurnReview
 from tests.e2e.test_history import DESKTOP, PHONE, log_in, people  # noqa: F401  (a fixture)
-from tests.games.tables import play_to_end, start
+from tests.games.tables import play_first_legal, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
+PLAYS = 24  # then bob resigns: a short game, reviewed as any finished game
 
 
 @pytest.fixture
 def finished(people: dict[str, Any], settings: Any) -> Game:  # noqa: F811
     # Enough determinizations for marks that mean something on the screenshots, still quick.
-    settings.REVIEW_ITERATIONS = 12
+    settings.REVIEW_ITERATIONS = 10
     game = start(people["alice"], people["bob"])
-    play_to_end(game)  # no test transaction: the review task runs (in-process) as the end commits
+    for _ in range(PLAYS):
+        play_first_legal(game)
+    # No test transaction: the review task runs (in-process) as the end commits.
+    services.game_resign(game=game, user=people["bob"])
     return game
 
 
