@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from engine import AnyEvent, Event, Play, State, apply_events, decide
+from engine import events as ev
 from engine.cards import CARD_TYPE
 from engine.review import TurnReview as EngineTurn
 from engine.review import review_log, summarize
@@ -155,11 +156,13 @@ def end_summary(game: Game, names: dict[str, str]) -> dict[str, Any] | None:
     """The end screen's review: per player the average chance lost per turn and the count of
     each mark, and the first marked turn to open the history at; ``pending`` until the task
     has written it. None during play."""
-    if game.status != Game.Status.FINISHED:
-        return None
+    if game.status != Game.Status.FINISHED or game.end_reason == ev.ABORTED:
+        return None  # an aborted game had no turn to review
     review = GameReview.objects.filter(game=game).first()
     if review is None:
         return {"pending": True}
+    if not any(review.summary[seat]["turns"] for seat in ("a", "b")):
+        return None  # no turn offered a choice: nothing to say
     first = TurnReview.objects.filter(game=game).exclude(mark="").order_by("number").first()
     return {
         "pending": False,

@@ -36,15 +36,16 @@ def _reviewed(alice: Any, bob: Any) -> Game:
     return game
 
 
-def test_the_review_is_queued_when_a_game_ends_and_runs(alice, bob, django_capture_on_commit_callbacks):
+def test_the_review_runs_when_a_game_ends_and_not_before(alice, bob, django_capture_on_commit_callbacks):
     game = start(alice, bob)
-    while game.status == Game.Status.ACTIVE:
-        with django_capture_on_commit_callbacks(execute=True) as callbacks:
+    for _ in range(8):
+        with django_capture_on_commit_callbacks(execute=True):
             play_first_legal(game)
-        assert GameReview.objects.filter(game=game).exists() == (game.status == Game.Status.FINISHED)
-    assert len(callbacks) >= 1
+        assert not GameReview.objects.filter(game=game).exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.game_resign(game=game, user=alice)
     review = GameReview.objects.get(game=game)
-    assert TurnReview.objects.filter(game=game).count() == game.events.filter(kind="cards_played").count()
+    assert TurnReview.objects.filter(game=game).count() == 8
     assert review.iterations == 2
     assert review.cpu_seconds >= 0
 
@@ -62,15 +63,6 @@ def test_the_review_is_queued_by_name_once_the_end_has_committed(
     for callback in callbacks:
         callback()
     assert queued == [game.pk]
-
-
-def test_a_resignation_ends_the_game_and_is_reviewed_too(alice, bob, django_capture_on_commit_callbacks):
-    game = start(alice, bob)
-    for _ in range(6):
-        play_first_legal(game)
-    with django_capture_on_commit_callbacks(execute=True):
-        services.game_resign(game=game, user=alice)
-    assert TurnReview.objects.filter(game=game).count() == 6
 
 
 def test_a_running_game_is_not_reviewed(alice, bob):
@@ -235,3 +227,14 @@ def test_the_better_play_is_offered_only_for_a_marked_turn(client, alice, bob):
     assert "the better play" not in page
     assert "better-play" not in page
     assert "review-chances" in page
+
+
+def test_an_aborted_game_shows_no_review(client, alice, bob, django_capture_on_commit_callbacks):
+    game = start(alice, bob)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.game_time_out(game=game)  # the first move never came: aborted
+    game.refresh_from_db()
+    assert game.end_reason == "aborted"
+    client.force_login(alice)
+    page = client.get(f"/games/{game.pk}/").content.decode()
+    assert "review-summary" not in page
