@@ -165,10 +165,14 @@ OUTBOX_RELAY = env.bool("OUTBOX_RELAY", default=False)
 # instead of importing the notifications app (above games), as Django names its email backend.
 OUTBOX_DELIVERY_TASK = "notifications.tasks.send_notification"
 BOT_MOVE_DELAY_SECONDS = env.float("BOT_MOVE_DELAY_SECONDS", default=2.0)
+# Determinizations per turn of the computer's review of a finished game (engine/review.py's
+# REVIEW_BUDGET; the tests use fewer).
+REVIEW_ITERATIONS = env.int("REVIEW_ITERATIONS", default=120)
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": 60.0},
     "sweep-outbox": {"task": "notifications.tasks.sweep_outbox", "schedule": 60.0},
     "sweep-clocks": {"task": "games.tasks.sweep_clocks", "schedule": 60.0},
+    "sweep-reviews": {"task": "games.tasks.sweep_reviews", "schedule": 10 * 60.0},
     "send-digests": {"task": "notifications.tasks.send_digests", "schedule": 15 * 60.0},
 }
 

@@ -17,6 +17,7 @@ import math
 import random
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.cards import (
     CAPACITY,
@@ -178,6 +179,12 @@ def _after(s: State, play: Play, rng: random.Random) -> State:
     return nxt
 
 
+class Evaluation(NamedTuple):
+    play: Play
+    chance: float  # mean win chance over the determinizations, 0 to 1
+    margin: float  # mean point margin, the tie-breaker
+
+
 class SearchBot:
     def __init__(self, rng: random.Random, budget: Budget, tuning: Tuning | None = None) -> None:
         if budget.iterations is None and budget.ms is None:
@@ -191,6 +198,30 @@ class SearchBot:
         plays = view.legal
         if len(plays) == 1:
             return plays[0]
+        wins, margins = self._search(view)
+        keys = [self._key(outcome) for outcome in zip(wins, margins, strict=True)]
+        return plays[max(range(len(plays)), key=keys.__getitem__)]
+
+    def evaluate(self, view: SeatView) -> list[Evaluation]:
+        """Every legal play with its mean win chance and margin over the determinizations, in
+        ``view.legal``'s order. Unlike ``choose``, a lone legal play is searched too."""
+        wins, margins = self._search(view)
+        done = max(self.iterations_done, 1)
+        return [
+            Evaluation(play, win / done, lead / done)
+            for play, win, lead in zip(view.legal, wins, margins, strict=True)
+        ]
+
+    def preferred(self, evaluations: list[Evaluation]) -> Evaluation:
+        """The evaluation of the play the search prefers: the best mean win chance, the mean
+        margin breaking near-ties, as ``choose`` ranks them."""
+        return max(evaluations, key=lambda e: self._key((e.chance, e.margin)))
+
+    def _search(self, view: SeatView) -> tuple[list[float], list[float]]:
+        """Sums of win chances and margins per legal play over the budget's determinizations
+        (their number in ``iterations_done``): the one loop both ``choose`` and ``evaluate``
+        run, so the review judges a play exactly as the bot would."""
+        plays = view.legal
         began = time.perf_counter()
         budget = self.budget
         deadline = None if budget.ms is None else began + budget.ms / 1000
@@ -212,8 +243,7 @@ class SearchBot:
                 margins[i] += lead
             done += 1
         self.iterations_done = done
-        keys = [self._key(outcome) for outcome in zip(wins, margins, strict=True)]
-        return plays[max(range(len(plays)), key=keys.__getitem__)]
+        return wins, margins
 
     def _deal(self, base: State, view: SeatView, unseen: dict[Seat, list[str]]) -> State:
         return deal(base, view, unseen, self.rng)

@@ -257,3 +257,50 @@ class Vacation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.starts_at:%Y-%m-%d} – {self.ends_at:%Y-%m-%d}"
+
+
+class GameReview(models.Model):
+    """The computer's review of a finished game (engine/review.py), a projection of its log:
+    ``manage.py review_game ID`` rebuilds it with its ``TurnReview`` rows. Its absence means
+    the review has not run yet."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, primary_key=True, related_name="review")
+    # Per seat: {"turns", "average_loss", "inaccuracies", "mistakes", "blunders"}.
+    summary = models.JSONField()
+    iterations = models.PositiveIntegerField(help_text="Determinizations per turn.")
+    cpu_seconds = models.FloatField(help_text="Worker CPU the review took.")
+    reviewed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"review of {self.game_id}"
+
+
+class TurnReview(models.Model):
+    """One turn of a finished game as the review judged it from the seat's view then."""
+
+    class Mark(models.TextChoices):
+        NONE = "", _("no mark")
+        INACCURACY = "inaccuracy", _("inaccuracy")
+        MISTAKE = "mistake", _("mistake")
+        BLUNDER = "blunder", _("blunder")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="turn_reviews")
+    number = models.PositiveSmallIntegerField(help_text="The turn, counted from 1 as the history page does.")
+    seat = models.CharField(max_length=1)
+    played_cards = models.JSONField()
+    played_choice = models.CharField(max_length=16, blank=True)
+    best_cards = models.JSONField()
+    best_choice = models.CharField(max_length=16, blank=True)
+    # Null for a turn with a single legal play, which is not searched.
+    best_chance = models.FloatField(null=True, blank=True)
+    played_chance = models.FloatField(null=True, blank=True)
+    choices = models.PositiveSmallIntegerField(help_text="How many legal plays the turn offered.")
+    loss = models.FloatField(help_text="Points of winning chance lost (0 to 100).")
+    mark = models.CharField(max_length=10, choices=Mark.choices, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "number"], name="turn_review_unique")]
+        ordering = ["game", "number"]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} turn {self.number}: {self.mark or '-'}"

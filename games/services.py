@@ -56,6 +56,7 @@ log = logging.getLogger(__name__)
 _table_rng = random.SystemRandom()
 BOT_SEAT: Seat = "b"
 BOT_TURN_TASK = "games.tasks.play_bot_turn"
+REVIEW_TASK = "games.tasks.review_game"
 MAX_IDEMPOTENCY_KEY = 255
 
 
@@ -321,6 +322,11 @@ def _append_with_follow_ups(game: Game, change: Change, *, bot_turn_queued: bool
         )
         if state.over:
             _game_over(game, state)
+            # Only once the end has committed: the review reads the finished game's log, and
+            # its search (seconds of CPU) must never run inside the play's transaction. Where
+            # tasks run in-process the end screen's poll makes it instead (review_by_page).
+            if not review_by_page():
+                transaction.on_commit(lambda: _queue_review(game.pk))
     if note is not None:
         outbox.announce(note)
     if not state.over and game.bot and state.to_move == BOT_SEAT and bot_turn_queued:
@@ -382,6 +388,25 @@ def _queue_bot_turn(game_id: str) -> None:
         )
     except Exception:  # the broker is down: the play stands, the sweep will queue it later
         log.exception("could not queue the bot's turn in game %s", game_id)
+
+
+def review_by_page() -> bool:
+    """Whether a game's review is left to its end screen's poll (views.game_page): when tasks
+    run in-process, a queued review would run inside the request of the game's last play and
+    hold its answer for the seconds the search takes; the end screen says "in progress" and
+    its next poll writes the review. Like the bot's turn (bot_turn_by_poll), a delay of 0 asks
+    for it at once (tests of whole games)."""
+    from django.conf import settings
+
+    return bool(settings.CELERY_TASK_ALWAYS_EAGER) and settings.BOT_MOVE_DELAY_SECONDS > 0
+
+
+def _queue_review(game_id: str) -> None:
+    try:
+        # By name, as the bot's turn: games.tasks imports games.reviews, which reads the log.
+        current_app.signature(REVIEW_TASK, (game_id,)).apply_async()
+    except Exception:  # the broker is down: the game stands, the beat sweep reviews it later
+        log.exception("could not queue the review of game %s", game_id)
 
 
 def _series_progress(game: Game) -> None:

@@ -12,7 +12,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
 from engine.cards import CAPACITY, TYPES
-from games import deals, event_log, history, presenters, services, turns
+from games import deals, event_log, history, presenters, reviews, services, turns
 from games.models import Game, Series, Vacation
 from ratings import selectors as rating_selectors
 from ratings.selectors import Shown
@@ -131,6 +131,7 @@ def table_context(game: Game, user: User) -> dict[str, Any]:
         and game.to_move == services.BOT_SEAT,
         "breakdown": _breakdown(view) if view["result"] and view["revealed"] else [],
         "deal": deals.deal_context(game) if state is not None else None,
+        "review": reviews.end_summary(game, names),
         "series": Series.objects.filter(pk=game.series_id).first() if game.series_id else None,
         "me": me,
         "seat_ratings": _seat_ratings(game),

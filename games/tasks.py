@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from celery import shared_task
 from django.utils import timezone
 
-from games import clocks, services, vacations
+from games import clocks, reviews, services, vacations
 
 
 @shared_task(ignore_result=True)
@@ -25,3 +27,22 @@ def sweep_clocks() -> tuple[int, int]:
     now = timezone.now()
     vacations.end_vacations(now)
     return clocks.send_reminders(now), services.time_out_overdue_games(now=now)
+
+
+@shared_task(ignore_result=True)
+def review_game(game_id: str) -> bool:
+    """The computer's review of a finished game; a task delivered twice rebuilds the same rows."""
+    return reviews.game_review_build_by_id(game_id=game_id)
+
+
+@shared_task(ignore_result=True)
+def sweep_reviews() -> int:
+    """Periodic (beat): review the games of the last week whose review task was lost (the
+    broker was down at their end, or a worker died). Older games are left to the command."""
+    now = timezone.now()
+    game_ids = reviews.unreviewed_games(
+        finished_before=now - timedelta(minutes=10), finished_after=now - timedelta(days=7), limit=20
+    )
+    for game_id in game_ids:
+        review_game.delay(game_id)
+    return len(game_ids)

@@ -33,6 +33,7 @@ from games import (
     history,
     play_links,
     presenters,
+    reviews,
     selectors,
     services,
     table,
@@ -159,6 +160,8 @@ def _game_or_404(game_id: str) -> Game:
 @require_GET
 def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
     game = _game_or_404(game_id)
+    if request.headers.get("HX-Request") and services.review_by_page() and reviews.review_due(game):
+        reviews.game_review_build(game=game)  # the end screen's poll (services.review_by_page)
     return render(request, "games/game.html", table.table_context(game, signed_in(request)))
 
 
@@ -283,9 +286,25 @@ def game_history(request: HttpRequest, game_id: str) -> HttpResponse:
     shown_game = game if live else _without_clock(game)
     state = history.state_at(log, game_turns[step].end)
     revealed = game.status == Game.Status.FINISHED
-    view = presenters.state_view(shown_game, state, request.user, revealed=revealed)
+    judged = reviews.turn_reviews(game)  # empty until the game is over
     log_turns = _history_log(rows, game_turns, game, request.user, state.values)
+    for entry in log_turns:
+        entry["badge"] = reviews.mark_badge(judged.get(entry["number"]))
     opener = log[game_turns[step].start]  # the turn's play (the deal's start for step 0)
+    # The cards this turn put down, marked on the board as the game page marks the latest
+    # turn's; a history step is no moment for the capture animation.
+    fresh = set(opener["cards"]) if opener["kind"] == "cards_played" else set()
+    lines = log_turns[step]["lines"]
+    row = judged.get(step) if step else None
+    better = bool(request.GET.get("better")) and row is not None and bool(row.mark)
+    if better and row is not None:
+        # The board as the better play would have left it, told in the same words.
+        state, events = reviews.better_position(log, game_turns[step].start, row)
+        names = history.names_of(game)
+        lines = [history.describe(dict(e), names, state.values) for e in events if e["kind"] != "turn_ended"]
+        fresh = set(row.best_cards)
+    view = presenters.state_view(shown_game, state, request.user, revealed=revealed)
+    faces = presenters.faces(state.options.deck_profile)
     return render(
         request,
         "games/history.html",
@@ -297,15 +316,16 @@ def game_history(request: HttpRequest, game_id: str) -> HttpResponse:
             "last": last,
             "turns": log_turns,
             "current": log_turns[step],
-            "lines": log_turns[step]["lines"],
+            "lines": lines,
             "live": live,
             "seats": _history_seats(view, seat),
-            # The cards this turn put down, marked on the board as the game page marks the
-            # latest turn's; a history step is no moment for the capture animation.
-            "fresh": set(opener["cards"]) if opener["kind"] == "cards_played" else set(),
+            "fresh": fresh,
             "flights": [],
             "me": seat,
             "opponent": {"a": "b", "b": "a"}.get(seat or ""),
+            "note": reviews.turn_note(row, faces, state.values),
+            "better": better,
+            "review_pending": revealed and not judged and last > 0,
         },
     )
 

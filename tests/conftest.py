@@ -88,4 +88,12 @@ def _fast_password_hashing(settings):  # type: ignore[no-untyped-def]
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _quick_reviews(settings):  # type: ignore[no-untyped-def]
+    # A finished game's review runs in-process when tasks are eager (on commit, so in every
+    # test whose game ends outside a test transaction: the pages in Chromium, the workers).
+    # Production's budget costs seconds a game; the review's own tests say when they want more.
+    settings.REVIEW_ITERATIONS = 2
+
+
 pytest_plugins = ["tests.celery_worker", "tests.redis_server"]
