@@ -104,6 +104,15 @@ def _seat_ratings(game: Game) -> dict[str, Shown]:
     return {seat: by_user[uid] for seat, uid in seats.items() if uid is not None}
 
 
+def _rating_changes(game: Game, names: dict[str, str]) -> list[dict[str, Any]]:
+    """How a finished rated game moved each player's rating, seat a first (one query)."""
+    if not game.rated or game.status != Game.Status.FINISHED:
+        return []
+    seats = {game.player_a_id: "a", game.player_b_id: "b"}
+    changes = sorted(rating_selectors.changes_in(game.pk), key=lambda c: seats.get(c.user_id, "z"))
+    return [{"name": names[seats[c.user_id]], "change": c, "after": round(c.rating_after)} for c in changes]
+
+
 def table_context(game: Game, user: User) -> dict[str, Any]:
     """Everything the table (templates/games/game.html and its partials) shows ``user``."""
     state = event_log.load_state(game) if game.version else None
@@ -135,6 +144,7 @@ def table_context(game: Game, user: User) -> dict[str, Any]:
         "series": Series.objects.filter(pk=game.series_id).first() if game.series_id else None,
         "me": me,
         "seat_ratings": _seat_ratings(game),
+        "rating_changes": _rating_changes(game, names),
         "opponent": {"a": "b", "b": "a"}.get(me or ""),
         "reason": history.end_reason(game.end_reason) if game.end_reason else "",
         "away": [

@@ -54,6 +54,11 @@ def history(user_id: int) -> list[RatingChange]:
     return list(RatingChange.objects.filter(user_id=user_id).order_by("rated_at", "pk"))
 
 
+def changes_in(game_id: str) -> list[RatingChange]:
+    """The rating changes a game made (none for a casual or aborted game)."""
+    return list(RatingChange.objects.filter(game_id=game_id))
+
+
 class Ranked(NamedTuple):
     rank: int
     user_id: int

@@ -74,3 +74,14 @@ def test_the_leaderboard_ranks_established_players_and_links_their_pages(
     shots(page, "leaderboard-390")
     rows.nth(1).get_by_role("link", name="bob").click()
     expect(page.get_by_role("heading", name="bob", level=1)).to_be_visible()
+
+
+@pytest.mark.parametrize("locale", ["de-DE", "es-ES", "fr-FR", "uk-UA"])
+def test_a_players_page_fits_a_phone_in_every_language(
+    live_server: Any, open_page: Any, rated_players: dict[str, Any], locale: str
+) -> None:
+    """Longer words ("Unentschieden") must not widen the page past the screen."""
+    page: Page = open_page(viewport=PHONE, locale=locale)
+    page.goto(f"{live_server.url}/players/alice/")
+    expect(page.locator(".rating-chart svg.narrow")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]

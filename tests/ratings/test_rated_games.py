@@ -191,3 +191,19 @@ def test_the_leaderboard_lists_established_players_only(make_user):
     for name, values in rows.items():
         Rating.objects.create(user=make_user(name), volatility=0.06, games=9, rated_at=now, **values)
     assert [(r.rank, r.username) for r in leaderboard()] == [(1, "steady"), (2, "second")]
+
+
+def test_the_end_screen_says_how_the_game_moved_both_ratings(client, alice, bob):
+    game = _rated(alice, bob)
+    play_first_legal(game)
+    services.game_resign(game=game, user=bob)
+    client.force_login(alice)
+    page = client.get(f"/games/{game.pk}/").content.decode()
+    after = {u: round(Rating.objects.get(user=u).rating) for u in (alice, bob)}
+    gained = after[alice] - 1500
+    assert f"alice +{gained} → {after[alice]}" in page
+    assert f"bob −{1500 - after[bob]} → {after[bob]}" in page
+    casual = start(alice, bob)
+    play_first_legal(casual)
+    services.game_resign(game=casual, user=bob)
+    assert "Rated game:" not in client.get(f"/games/{casual.pk}/").content.decode()
