@@ -4,6 +4,8 @@ changes are made through the services, as another player's browser or program wo
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Page, expect
@@ -36,7 +38,9 @@ def test_the_lobby_shows_a_challenge_that_arrives_while_it_is_open(live_server, 
     game = challenges.game_create(creator=bob, opponent="alice")
 
     waiting = page.locator("#lobby-challenges")
-    expect(waiting.get_by_role("link", name="bob – alice")).to_be_visible(timeout=POLL)
+    # Each name with its rating beside it: "bob 1500? – alice 1500?"
+    challenge = waiting.get_by_role("link", name=re.compile(r"^bob 1500\? – alice 1500\?$"))
+    expect(challenge).to_be_visible(timeout=POLL)
     expect(waiting.get_by_role("button", name="Accept")).to_be_visible()
     assert _same_page(page)
     shots(page, "lobby-challenge-arrived-phone")
