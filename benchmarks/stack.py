@@ -51,6 +51,8 @@ def site_env(database_url: str, redis_url: str, **extra: str) -> dict[str, str]:
         "LOG_LEVEL": "WARNING",
         "OUTBOX_RELAY": "1",
         "DJANGO_SETTINGS_MODULE": "dragonheart_site.settings",
+        # collectstatic's output outside the checkout (dragonheart_site/settings.py, STATIC_ROOT)
+        "STATIC_ROOT": str(Path(tempfile.gettempdir()) / "dragonheart-bench-static"),
         **extra,
     }
 
