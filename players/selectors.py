@@ -72,17 +72,24 @@ def overall(opponents: list[OpponentRecord]) -> Record:
     )
 
 
+# What a row of games shows (templates/games/_game_row.html and the outcome): never the state.
+ROW_FIELDS = (
+    "status", "player_a_id", "player_b_id", "player_a_name", "player_b_name", "bot", "rated",
+    "rating_min", "rating_max", "series_id", "number", "to_move", "winner", "scores", "end_reason",
+    "turn_started_at", "finished_at",
+)  # fmt: skip
+
+
 def current_games(user: User) -> list[Game]:
     mine = Q(player_a=user) | Q(player_b=user)
-    return list(
-        Game.objects.filter(mine, status=Game.Status.ACTIVE).order_by("-turn_started_at").defer("state")[:50]
-    )
+    running = Game.objects.filter(mine, status=Game.Status.ACTIVE).only(*ROW_FIELDS)
+    return list(running.order_by("-turn_started_at")[:50])
 
 
 def recent_games(user: User) -> list[Game]:
     mine = Q(player_a=user) | Q(player_b=user)
     finished = Game.objects.filter(mine, status=Game.Status.FINISHED).exclude(end_reason="aborted")
-    return list(finished.order_by("-finished_at").defer("state")[:RECENT_GAMES])
+    return list(finished.only(*ROW_FIELDS).order_by("-finished_at")[:RECENT_GAMES])
 
 
 def player_named(name: str) -> User | None:
