@@ -95,9 +95,7 @@ def _check_rating_range(game: Game, user: User) -> None:
     if game.rating_min is None and game.rating_max is None:
         return
     rating = rating_selectors.shown_for([user.pk])[user.pk].rating
-    if (game.rating_min is not None and rating < game.rating_min) or (
-        game.rating_max is not None and rating > game.rating_max
-    ):
+    if not game.accepts_rating(rating):
         raise Forbidden(
             "outside_rating_range",
             gettext("This challenge asks for a player rated %(range)s; your rating is %(rating)d.")

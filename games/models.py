@@ -189,6 +189,19 @@ class Game(models.Model):
             return None
         return {"commitment": self.deal_commitment, "salt": None, **(self.revealed_deal() or {})}
 
+    def accepts_rating(self, rating: int) -> bool:
+        """Whether a player rated ``rating`` may accept this open challenge (its rating range)."""
+        low, high = self.rating_min, self.rating_max
+        return (low is None or rating >= low) and (high is None or rating <= high)
+
+    def outcome_of(self, seat: str) -> str:
+        """For ``seat`` in a finished game: "won", "lost" or "draw"; "" while it is not over."""
+        if self.status != self.Status.FINISHED:
+            return ""
+        if not self.winner:
+            return "draw"
+        return "won" if self.winner == seat else "lost"
+
     def revealed_deal(self) -> dict[str, str] | None:
         """The commitment and its salt, for the record and the check: only once the game is
         over, and only in a game that has one. The one reader of ``deal_salt``."""

@@ -342,7 +342,7 @@ def _game_over(game: Game, state: State) -> None:
                 game_id=game.pk,
                 player_a=game.player_a_id,
                 player_b=game.player_b_id,
-                score_a={"a": 1.0, "b": 0.0}.get(state.winner or "", 0.5),
+                score_a=ratings.score_of_a(state.winner),
                 ended_at=game.finished_at,
             )
         )

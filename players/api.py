@@ -126,17 +126,13 @@ def _point(change: RatingChange) -> dict[str, Any]:
 
 def _played(game: Game, user_id: int) -> dict[str, Any]:
     seat = "a" if game.player_a_id == user_id else "b"
-    finished = game.status == Game.Status.FINISHED
-    outcome = None
-    if finished:
-        outcome = "draw" if not game.winner else "won" if game.winner == seat else "lost"
     return {
         "id": game.pk,
         "opponent": game.shown_player_name("b" if seat == "a" else "a"),
         "rated": game.rated,
         "status": game.status,
         "your_turn": game.status == Game.Status.ACTIVE and game.to_move == seat,
-        "outcome": outcome,
+        "outcome": game.outcome_of(seat) or None,
         "finished_at": game.finished_at,
     }
 

@@ -28,6 +28,11 @@ class Result:
     ended_at: datetime
 
 
+def score_of_a(winner: str | None) -> float:
+    """Seat a's score in a game ``winner`` won ("a", "b"; empty or None: a draw)."""
+    return {"a": 1.0, "b": 0.0}.get(winner or "", 0.5)
+
+
 @dataclass(frozen=True)
 class Standing:
     """What the projection keeps of a player."""

@@ -27,11 +27,7 @@ def outcome_for(game: Game, user: Any) -> str:
     """For ``user`` in a finished game: "won", "lost" or "draw"; "" for anyone else (a game
     they watch, or one not finished)."""
     seat = game.seat_of(user)
-    if seat is None or game.status != Game.Status.FINISHED:
-        return ""
-    if not game.winner:
-        return "draw"
-    return "won" if game.winner == seat else "lost"
+    return "" if seat is None else game.outcome_of(seat)
 
 
 @register.filter
@@ -49,12 +45,9 @@ def rating_range(game: Game) -> str:
 
 @register.filter
 def in_range_of(game: Game, rating: Shown | None) -> bool:
-    """Whether a player of ``rating`` may accept the open challenge ``game`` (its rating range;
+    """Whether a player of ``rating`` may accept the open challenge ``game`` (Game.accepts_rating;
     games.challenges checks it again on accepting)."""
-    if rating is None:
-        return True
-    low, high = game.rating_min, game.rating_max
-    return (low is None or rating.rating >= low) and (high is None or rating.rating <= high)
+    return rating is None or game.accepts_rating(rating.rating)
 
 
 @register.filter

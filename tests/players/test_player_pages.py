@@ -12,7 +12,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from games import challenges, services
+from games import services
+from games.models import Game
 from ratings.models import Rating
 from tests.games.helpers import hidden_ids
 from tests.games.tables import play_first_legal, play_to_end, start
@@ -54,9 +55,7 @@ def test_a_players_page_is_public_and_shows_the_rating_its_chart_and_the_record(
 
 
 def alice_games(alice):
-    from games.models import Game
-
-    return [g for g in Game.objects.filter(status="finished") if g.seat_of(alice)]
+    return [g for g in Game.objects.filter(status="finished").order_by("finished_at") if g.seat_of(alice)]
 
 
 def test_a_player_without_games_has_a_page_that_says_so(client, alice):
@@ -164,7 +163,7 @@ def test_the_new_game_form_asks_for_a_rating_range_and_whether_rated(client, ali
         },
     )
     assert response.status_code == 302
-    game = challenges.Game.objects.get(created_by=alice)
+    game = Game.objects.get(created_by=alice)
     assert (game.rated, game.rating_min, game.rating_max) == (True, 1400, 1700)
     lobby = client.get("/").content.decode()
     assert "rated" in lobby

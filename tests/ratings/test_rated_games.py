@@ -207,3 +207,17 @@ def test_the_end_screen_says_how_the_game_moved_both_ratings(client, alice, bob)
     play_first_legal(casual)
     services.game_resign(game=casual, user=bob)
     assert "Rated game:" not in client.get(f"/games/{casual.pk}/").content.decode()
+
+
+def test_the_lobby_offers_an_open_challenge_only_to_players_within_its_range(client, alice, bob, charlie):
+    game = challenges.game_create(creator=alice, opponent=None, days_per_turn=3, rating_range=(1600, None))
+    accept = f'action="/games/{game.pk}/accept/"'
+    client.force_login(bob)  # 1500, unrated
+    lobby = client.get("/").content.decode()
+    assert accept not in lobby
+    assert "(your rating, 1500, is outside it)" in lobby
+    Rating.objects.create(
+        user=charlie, rating=1650, deviation=90, volatility=0.06, games=12, rated_at=timezone.now()
+    )
+    client.force_login(charlie)
+    assert accept in client.get("/").content.decode()

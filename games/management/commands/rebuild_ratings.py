@@ -24,7 +24,7 @@ def rated_results() -> Iterator[Result]:
     )
     for game_id, a, b, winner, finished_at in games.iterator(chunk_size=2000):
         assert finished_at is not None  # every finished game has its time
-        yield Result(game_id, a, b, {"a": 1.0, "b": 0.0}.get(winner, 0.5), finished_at)
+        yield Result(game_id, a, b, ratings.score_of_a(winner), finished_at)
 
 
 class Command(BaseCommand):
