@@ -34,8 +34,9 @@ def deliver(note_id: int) -> bool:
     if reason:
         Notification.objects.filter(pk=note.pk).update(skipped=reason)
         return False
-    if note.kind in TURN_KINDS and (until := presence.held_until(note.user_id, timezone.now())):
-        outbox.hold(note.pk, until)  # its reader is at the table: no email while they are
+    now = timezone.now()
+    if note.kind in TURN_KINDS and (until := presence.held_until(note.user_id, now)):
+        outbox.hold(note.pk, until - now)  # its reader is at the table: no email while they are
         return False
     message = emails.email_for(note)
     try:
