@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",  # its script tag and HTTP helpers; no view reads request.htmx, so no middleware
+    "core",  # no models: its migrate command takes a lock first (core/management/commands)
     "accounts",
     "outbox",
     "ratings",
