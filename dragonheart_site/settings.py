@@ -350,6 +350,3 @@ INBOUND_REPLIES_PER_HOUR = env.int("INBOUND_REPLIES_PER_HOUR", default=30)
 # The provider's inbound webhook (anymail; e.g. /inbound/postmark/inbound/), on only with its
 # secret, which the provider sends as HTTP basic auth ("user:password").
 ANYMAIL = {"WEBHOOK_SECRET": env.str("ANYMAIL_WEBHOOK_SECRET", default="")}
-# The Celery task that sends a confirmation link (accounts queues it by name: the email is the
-# notifications app's, a floor above).
-EMAIL_CONFIRMATION_TASK = "notifications.tasks.send_email_confirmation"

@@ -53,6 +53,9 @@ def _reason_to_skip(note: Notification) -> str:
     user = note.user
     if not user.email:
         return "no email address"
+    if note.kind == Notification.Kind.CONFIRM_EMAIL:
+        # Goes to an address not confirmed yet, whatever the game-email preferences say.
+        return "address confirmed already" if account_services.may_email(user) else ""
     if not account_services.may_email(user):
         status = getattr(user, "email_status", None)
         return "address bounced" if status is not None and status.bounced_at else "address not confirmed"

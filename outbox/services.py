@@ -11,9 +11,11 @@ import logging
 from datetime import timedelta
 from functools import partial
 from typing import Protocol
+from uuid import uuid4
 
 from celery import current_app
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F, Q
 
@@ -62,6 +64,14 @@ def game_notification(*, game: SeatedGame, user_id: int, kind: str, key: str = "
     if created:
         deliver_after_commit(note.pk)
     return created
+
+
+def confirmation_note(sender: object, *, user: User, **kwargs: object) -> None:
+    """The email with a new confirmation link, written in the transaction that asks for it
+    (accounts.signals.confirmation_requested; connected in OutboxConfig.ready). Each request
+    is its own row (a fresh key): a player who asks again gets a new email, each sent once."""
+    note = Notification.objects.create(user=user, kind=Notification.Kind.CONFIRM_EMAIL, key=uuid4().hex)
+    deliver_after_commit(note.pk)
 
 
 def deliver_after_commit(note_id: int) -> None:
