@@ -8,4 +8,3 @@ class CoreConfig(AppConfig):
     commands (migrate under a lock) are found. It has no models and imports no other app."""
 
     name = "core"
-    default_auto_field = "django.db.models.BigAutoField"
