@@ -12,7 +12,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from django.db import connection
+from django.db import connections
 
 from core.management.commands.migrate import DIRECT_ALIAS, lock_alias
 
@@ -20,7 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _server(database: str) -> dict[str, Any]:
-    settings = connection.settings_dict
+    """PostgreSQL itself (the "direct" alias: the default one may be a pooler that knows only
+    the databases it was told of), connected to ``database``."""
+    settings = connections[DIRECT_ALIAS].settings_dict
     return {
         "host": settings["HOST"] or "127.0.0.1",
         "port": int(settings["PORT"] or 5432),
@@ -34,7 +36,7 @@ def _server(database: str) -> dict[str, Any]:
 @pytest.fixture
 def fresh_database() -> Iterator[str]:
     """An empty database beside the test database, dropped afterwards."""
-    name = f"{connection.settings_dict['NAME']}_migrate"[:63]
+    name = f"{connections[DIRECT_ALIAS].settings_dict['NAME']}_migrate"[:63]
     with psycopg.connect(**_server("postgres")) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.execute(f'CREATE DATABASE "{name}"')
