@@ -120,6 +120,21 @@ else:
         # (benchmarks/api_load.py). Turn off behind a pooler in transaction mode (PgBouncer),
         # where the next transaction may land on a connection that never prepared them.
         _db["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
+# A direct connection to the primary (never through a transaction pooler) for what needs a
+# session of its own: the outbox relay's LISTEN. Same options as "default" but no prepared
+# statements (they are per connection anyway); in tests it is the same database.
+DATABASES["direct"] = {
+    **env.db(
+        "DATABASE_DIRECT_URL", default=env.str("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
+    ),
+    **{key: value for key, value in _db.items() if key in ("CONN_MAX_AGE", "CONN_HEALTH_CHECKS")},
+    "OPTIONS": {
+        key: value
+        for key, value in _db.get("OPTIONS", {}).items()
+        if key not in ("server_side_binding", "prepare_threshold")
+    },
+    "TEST": {"MIRROR": "default"},
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache, Celery --------------------------------------------------------------------------
@@ -158,6 +173,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # sweeps (outbox, bot turns) queue what was lost.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 CELERY_TASK_PUBLISH_RETRY = False
+# The computer's review of a finished game takes a worker for a minute or more: it has a queue
+# (and workers) of its own, so that no bot move or email waits behind one. Everything else
+# goes to Celery's default queue, "celery". A worker started without -Q takes "celery" only.
+CELERY_TASK_ROUTES = {"games.tasks.review_game": {"queue": "reviews"}}
 # On: plays only write their outbox rows, and `manage.py relay_outbox` (PostgreSQL) queues the
 # deliveries as the rows' transactions commit. Off: each write queues its own on commit.
 OUTBOX_RELAY = env.bool("OUTBOX_RELAY", default=False)
