@@ -254,6 +254,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_PUBLISH_RETRY = False
+# The computer's review of a finished game takes a worker for a minute or more: it has a queue
+# (and workers) of its own, so that no bot move or email waits behind one. Everything else
+# goes to Celery's default queue, "celery". A worker started without -Q takes "celery" only.
+CELERY_TASK_ROUTES = {"games.tasks.review_game": {"queue": "reviews"}}
 # On: plays only write their outbox rows, and `manage.py relay_outbox` (PostgreSQL) queues the
 # deliveries as the rows' transactions commit. Off: each write queues its own on commit.
 OUTBOX_RELAY = env.bool("OUTBOX_RELAY", default=False)
