@@ -27,6 +27,11 @@ if os.path.isdir("/dev/shm"):
 # it closes its sockets and each worker finishes the request it is serving (up to
 # graceful_timeout, 30 s). A second SIGTERM stops it at once, gracefully; SIGINT and SIGQUIT
 # still stop it quickly.
+# gunicorn's control socket is unused here, and its default path ($HOME/.gunicorn/gunicorn.ctl)
+# would be shared by every gunicorn of one user on one host: the web nodes of
+# benchmarks/cluster.py, the tests' servers.
+control_socket_disable = True
+
 DRAIN_SECONDS = float(os.environ.get("DRAIN_SECONDS", "5"))
 
 
