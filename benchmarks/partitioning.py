@@ -237,6 +237,12 @@ def main() -> None:
                 f"({time.perf_counter() - began:.0f} s); events per partition {sizes[0]}–{sizes[1]}; "
                 f"events' tables {sizes[2]}, their keys {sizes[3]}"
             )
+            widths = conn.execute(
+                """SELECT (SELECT avg(pg_column_size(g.*)) FROM game g),
+                          (SELECT avg(pg_column_size(e.*)) FROM game_event e)"""
+            ).fetchone()
+            assert widths is not None
+            print(f"average stored size: a game row {widths[0]:.0f} B, an event row {widths[1]:.0f} B")
             plans(conn)
     finally:
         if not args.keep:
