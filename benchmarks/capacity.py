@@ -23,10 +23,11 @@ direct one.
 Cost (``--cost``). A private PostgreSQL 15 (initdb under /tmp, a free port, nothing else on
 it, pg_stat_statements loaded) behind the same node and relay. After a CHECKPOINT, then again
 later in the same checkpoint cycle, it runs plays with wrk and prints per play: statements
-(pg_stat_statements' calls, BEGIN and COMMIT included, the relay's claims included), the
-statements themselves, WAL bytes (pg_current_wal_lsn before and after: the cluster holds
-nothing else) and full-page images, and the CPU of every process of that cluster (backends,
-WAL writer, checkpointer, autovacuum). Then the same for views.
+sent (pg_stat_statements' calls, BEGIN and COMMIT and the relay's included), the foreign-key
+checks the server's triggers run, the statements themselves, WAL bytes (pg_current_wal_lsn
+before and after: the cluster holds nothing else) and full-page images, and the CPU of every
+process of that cluster (backends, WAL writer, checkpointer, autovacuum). Then the same for
+views.
 
 Everything runs on this machine and talks only to 127.0.0.1; every wait is bounded.
 """
@@ -103,8 +104,9 @@ def _wait_for(url: str, process: subprocess.Popen[bytes], what: str) -> None:
     raise SystemExit(f"{what} did not answer within 20 s")
 
 
-def start_pgbouncer(database: str, upstream_port: int = 5432) -> tuple[subprocess.Popen[bytes], int]:
-    """A PgBouncer of our own in front of ``database``, in transaction mode; its port."""
+def start_pgbouncer(database: str, upstream_port: int = 5432) -> tuple[subprocess.Popen[bytes], int, Path]:
+    """A PgBouncer of our own in front of ``database``, in transaction mode; its port and its
+    directory (configuration and log)."""
     port, home = free_port(), _scratch_dir("capacity-pgbouncer-")
     (home / "userlist.txt").write_text('"postgres" ""\n')
     (home / "pgbouncer.ini").write_text(
@@ -126,7 +128,7 @@ log_disconnections = 0
     )
     process = subprocess.Popen([PGBOUNCER, "-q", str(home / "pgbouncer.ini")], **_as_postgres())
     _wait_for(f"postgres://postgres@127.0.0.1:{port}/{database}", process, "pgbouncer")
-    return process, port
+    return process, port, home
 
 
 def start_private_postgres() -> tuple[subprocess.Popen[bytes], int, Path]:
@@ -285,13 +287,8 @@ def sign_up(client: Client, count: int, prefix: str) -> list[tuple[str, Seat]]:
 def fresh_games(client: Client, seats: list[tuple[str, Seat]], count: int) -> list[TableGame]:
     """``count`` new games, started, dealt round the pairs of ``seats`` (a pair may have many
     games at once: each sign-up hashes a password, so the players are few)."""
-    pairs = len(seats) // 2
-    return [
-        _new_game(
-            client, seats[2 * (i % pairs)][1], seats[2 * (i % pairs) + 1][1], seats[2 * (i % pairs) + 1][0]
-        )
-        for i in range(count)
-    ]
+    pairs = [(seats[i][1], seats[i + 1][1], seats[i + 1][0]) for i in range(0, len(seats) - 1, 2)]
+    return [_new_game(client, *pairs[i % len(pairs)]) for i in range(count)]
 
 
 def long_game(client: Client, seats: list[tuple[str, Seat]], plays: int = 60) -> TableGame:
@@ -388,7 +385,7 @@ def throughput(args: argparse.Namespace) -> None:
     url = fresh_database(args.postgres, database)
     env = site_env(url, args.redis)
     prepare(env)
-    bouncer, bouncer_port = start_pgbouncer(database)
+    bouncer, bouncer_port, bouncer_home = start_pgbouncer(database)
     pooled_url = f"postgres://postgres@127.0.0.1:{bouncer_port}/{database}"
     servers: list[subprocess.Popen[bytes]] = []
     try:
@@ -424,6 +421,9 @@ def throughput(args: argparse.Namespace) -> None:
     finally:
         stop(*servers)
         stop(bouncer)
+        shutil.rmtree(bouncer_home, ignore_errors=True)
+        with psycopg.connect(args.postgres, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
 
 
 # --- cost per play, on a private cluster -------------------------------------------------
