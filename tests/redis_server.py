@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -20,6 +21,7 @@ class OwnRedis:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
         self.process: subprocess.Popen[bytes] | None = None
+        self.folder = tempfile.mkdtemp(prefix="dragonheart-redis-")
 
     def url(self, db: int = 0) -> str:
         return f"redis://127.0.0.1:{self.port}/{db}"
@@ -27,7 +29,8 @@ class OwnRedis:
     def start(self) -> None:
         """Start it empty (no persistence: a restart loses every queued message)."""
         command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
-        command += ["--save", "", "--appendonly", "no"]
+        # --dir: an empty directory, so no dump.rdb left in the working directory is loaded.
+        command += ["--save", "", "--appendonly", "no", "--dir", self.folder]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
         assert wait_for(self._answers, 10)
 

@@ -56,6 +56,7 @@ class Gunicorn:
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "dragonheart_site.settings",
             "DATABASE_URL": database_url(),
+            "DATABASE_DIRECT_URL": database_url("direct"),
             "DRAIN_SECONDS": str(drain_seconds),
         }
         env.pop("REDIS_URL", None)  # the node's cache in memory: the subject is the database and drain

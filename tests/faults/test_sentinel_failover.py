@@ -63,7 +63,10 @@ class SentinelGroup:
         return self
 
     def _server(self, *args: str) -> None:
-        command = ["redis-server", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", *args]
+        # A directory of the test's own: a replica's full sync writes dump.rdb there, which a
+        # later redis-server started in the checkout would otherwise load.
+        command = ["redis-server", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        command += ["--dir", str(self.folder), *args]
         self.processes.append(subprocess.Popen(command, stdout=subprocess.DEVNULL))
         port = int(args[1])
         assert wait_for(lambda: self._answers(port), 10)

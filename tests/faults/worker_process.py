@@ -13,14 +13,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
-from django.db import connection
+from django.db import connections
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def database_url() -> str:
-    """The test database (not the one settings name: pytest-django made its own)."""
-    db = connection.settings_dict
+def database_url(alias: str = "default") -> str:
+    """The test database (not the one settings name: pytest-django made its own), as
+    ``alias`` reaches it: "direct" skips the pooler of the PostgreSQL pass."""
+    db = connections[alias].settings_dict
     if db["ENGINE"] == "django.db.backends.sqlite3":
         return f"sqlite:///{db['NAME']}"  # a file, shared with this process (settings.py)
     user = quote(db["USER"] or "")
@@ -38,6 +39,7 @@ class WorkerProcess:
             "DJANGO_SETTINGS_MODULE": "dragonheart_site.settings",
             "PYTHONPATH": str(ROOT),  # this checkout's code, as in the test process
             "DATABASE_URL": database_url(),
+            "DATABASE_DIRECT_URL": database_url("direct"),
             "REDIS_URL": broker_url,
             "REDIS_BROKER_URL": broker_url,
             "CELERY_TASK_ALWAYS_EAGER": "0",

@@ -40,7 +40,13 @@ def _stops_on_sigterm(process: subprocess.Popen[bytes], log: Path, started: str)
 @pytest.mark.postgresql
 def test_the_outbox_relay_exits_0_on_sigterm(transactional_db, tmp_path):
     log = tmp_path / "relay.log"
-    relay = _run(["relay_outbox"], log, DATABASE_URL=database_url(), OUTBOX_RELAY="1")
+    relay = _run(
+        ["relay_outbox"],
+        log,
+        DATABASE_URL=database_url(),
+        DATABASE_DIRECT_URL=database_url("direct"),
+        OUTBOX_RELAY="1",
+    )
     _stops_on_sigterm(relay, log, "outbox relay listening")
 
 

@@ -156,7 +156,6 @@ def test_the_relay_listens_on_a_session_of_its_own_with_tcp_keepalives(transacti
     assert relay.session is not connection.connection
     parameters = relay.session.info.get_parameters()
     assert (parameters["keepalives"], parameters["keepalives_idle"]) == ("1", "30")
-    assert "keepalives" not in connections["default"].settings_dict["OPTIONS"]
 
 
 @pytest.mark.postgresql
