@@ -57,7 +57,7 @@ from typing import Any
 
 import psycopg
 
-from benchmarks.stack import PASSWORD, site_env
+from benchmarks.stack import PASSWORD, percentiles, site_env
 from benchmarks.topology import (
     DATABASE,
     SENTINEL_MASTER,
@@ -387,7 +387,8 @@ class Run:
                 self.ledger.ryw_checks += 1
                 if view["version"] < acked:
                     self.ledger.ryw_violations.append(
-                        f"game {table.game}: seat {seat} played to version {acked}, then read {view['version']}"
+                        f"game {table.game}: seat {seat} played to version {acked}, "
+                        f"then read {view['version']}"
                     )
         return view
 
@@ -479,7 +480,8 @@ class Run:
     def turn_note(self, user_id: int, game: str, version: int) -> int | None:
         """The outbox row of this turn (written in the play's transaction that began it)."""
         rows = self.db.rows(
-            "SELECT id FROM notifications_notification WHERE user_id = %s AND kind = 'your_turn' AND key = %s",
+            "SELECT id FROM notifications_notification "
+            "WHERE user_id = %s AND kind = 'your_turn' AND key = %s",
             (user_id, f"{game}:{version}"),
         )
         return int(rows[0][0]) if rows else None
@@ -639,11 +641,25 @@ def fault_kill_worker_mid_send(run: Run) -> None:
         while not run.sink.stalled.empty():  # any other message held meanwhile goes on
             run.sink.stalled.get_nowait()[2].set()
         run.ledger.notes.append(f"{worker.name} SIGKILLed while it sent {message_id}")
+        due_again(run, message_id)
         worker.start()
         say(f"{worker.name} restarted")
         return
     run.sink.stall.clear()
     run.ledger.notes.append("no worker sent an email within 2 minutes: none killed")
+
+
+def due_again(run: Run, message_id: str) -> None:
+    """The email whose send was cut is due all the same: it must arrive once, later."""
+    note = _note_of(message_id)
+    if note is None:
+        return
+    for user, game, key in run.db.rows(
+        "SELECT user_id, game_id, key FROM notifications_notification WHERE id = %s", (note,)
+    ):
+        version = int(key.rpartition(":")[2]) if key.rpartition(":")[2].isdigit() else 0
+        with run.ledger.lock:
+            run.ledger.due[note] = Due(user, game or "", version, note)
 
 
 def fault_redis_failover(run: Run) -> None:
@@ -846,8 +862,11 @@ def launch(topo: Topology, args: argparse.Namespace, sink: Sink) -> tuple[dict[s
     say(f"Redis {topo.ports['redis-1']} (master), {topo.ports['redis-2']} (replica); Sentinels {sentinels}")
     env = site_env_for(topo, urls, sink, sentinels, args)
     say("manage.py migrate, collectstatic (once, before the web nodes)")
-    for command in (["migrate", "-v0"], ["collectstatic", "--noinput", "-v0"]):
-        proc = topo.manage(command[0], env, *command).start()
+    # migrate's advisory lock belongs to a session, which a transaction pooler does not keep:
+    # it goes straight to the primary (docs/deploy.md).
+    once = {**env, "DATABASE_URL": urls["primary"]}
+    for command in (["migrate", "--noinput", "-v0"], ["collectstatic", "--noinput", "-v0"]):
+        proc = topo.manage(command[0], once, *command).start()
         assert proc.popen is not None
         if proc.popen.wait(timeout=600) != 0:
             raise RuntimeError(f"manage.py {command[0]} failed: see {proc.log}")
@@ -999,7 +1018,8 @@ def count_plays(run: Run, verdict: Verdict) -> None:
     games = sorted(ledger.games)
     events: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
     for game, seq, kind, payload in run.db.rows(
-        "SELECT game_id, seq, kind, payload FROM games_gameevent WHERE game_id = ANY(%s) ORDER BY game_id, seq",
+        "SELECT game_id, seq, kind, payload FROM games_gameevent WHERE game_id = ANY(%s) "
+        "ORDER BY game_id, seq",
         (games,),
     ):
         events.setdefault(game, []).append(
@@ -1026,7 +1046,8 @@ def count_plays(run: Run, verdict: Verdict) -> None:
     )
     unacked = len(ledger.attempts) - len(acked)
     verdict.line(
-        f"plays acknowledged {len(acked)} (API), by email {mail_plays}; lost {len(lost)}, doubled {len(doubled)}; "
+        f"plays acknowledged {len(acked)} (API), by email {mail_plays}; "
+        f"lost {len(lost)}, doubled {len(doubled)}; "
         f"tried but never acknowledged {unacked}; games {len(games)}, logs with a gap {gaps}",
         ("plays lost", len(lost)),
         ("plays doubled", len(doubled)),
@@ -1089,10 +1110,17 @@ def count_emails(run: Run, verdict: Verdict) -> None:
     notes = {
         r[0]: r[1:]
         for r in run.db.rows(
-            "SELECT id, kind, key, game_id FROM notifications_notification WHERE id = ANY(%s)",
+            "SELECT id, kind, key, game_id, extract(epoch FROM created_at) FROM notifications_notification "
+            "WHERE id = ANY(%s)",
             (list(by_note),),
         )
     }
+    first: dict[int, float] = {}
+    for mail in mails:
+        note = _note_of(mail.message_id)
+        if note is not None:
+            first.setdefault(note, mail.at)
+    delays = [first[n] - float(notes[n][3]) for n in due if n in first and n in notes]
     played_at = _play_times(run)
     stale, raced, turn_mails = 0, 0, 0
     for mail in mails:
@@ -1116,6 +1144,7 @@ def count_emails(run: Run, verdict: Verdict) -> None:
         ("emails doubled", len(doubled)),
         ("emails stale", stale),
     )
+    verdict.lines.append(f"  due emails, from the row's commit to the sink: {percentiles(delays)}")
     for n in missing[:5]:
         d = due[n]
         verdict.lines.append(f"  missing: notification {n}, game {d.game} version {d.version}")
@@ -1154,7 +1183,8 @@ def count_replies(run: Run, verdict: Verdict) -> None:
     refused = [r for r in replies if r not in played and outcomes.get(r.message_id, "").startswith("refused")]
     lost = [r for r in replies if r.gave_up or (r not in played and r not in refused)]
     verdict.line(
-        f"replies by email {len(replies)}: played {len(played)}, refused and answered {len(refused)}, lost {len(lost)}",
+        f"replies by email {len(replies)}: played {len(played)}, "
+        f"refused and answered {len(refused)}, lost {len(lost)}",
         ("replies lost", len(lost)),
     )
     for r in lost[:5]:
@@ -1239,8 +1269,9 @@ def play(run: Run, args: argparse.Namespace) -> list[str]:
         faults.join()
     say("stopping the clients")
     run.stop.set()
+    deadline = time.monotonic() + 150  # a turn in hand ends with its retries' own bounds
     for thread in threads:
-        thread.join(timeout=150)
+        thread.join(timeout=max(0.0, deadline - time.monotonic()))
     return vacation_games
 
 

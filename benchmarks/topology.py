@@ -446,20 +446,25 @@ class Topology:
         cfg.write_text(
             "global\n    maxconn 2000\n"
             "defaults\n    mode http\n    timeout connect 2s\n    timeout client 60s\n"
-            "    timeout server 60s\n    timeout http-request 10s\n"
-            "    option forwardfor\n"
-            # What an operator sets before taking nodes down: a request refused by a node that
-            # is gone, or dropped without an answer, is tried again on another node (plays
-            # carry Idempotency-Key, so a retried play is never played twice); the request's
-            # body is read first so that it can be sent again.
-            "    option http-buffer-request\n"
-            "    retries 3\n    option redispatch 1\n    retry-on conn-failure empty-response\n"
+            # gunicorn kills a request after 30 s (its timeout): past that no answer is coming.
+            "    timeout server 30s\n    timeout http-request 10s\n    timeout queue 10s\n"
+            "    timeout check 2s\n"
             "frontend site\n"
-            f"    bind 127.0.0.1:{self.ports['haproxy']}\n    default_backend web\n"
-            "backend web\n    balance roundrobin\n"
+            f"    bind 127.0.0.1:{self.ports['haproxy']}\n"
+            "    option forwardfor\n    http-request del-header X-Forwarded-Proto\n"
+            "    default_backend web\n"
+            "backend web\n    balance leastconn\n"
+            # Readiness: a draining node or one that cannot reach its database leaves the pool
+            # within inter x fall = 2 s.
             "    option httpchk\n"
             f"    http-check send meth GET uri {check_path} ver HTTP/1.1 hdr Host 127.0.0.1\n"
             "    http-check expect status 200\n"
+            # What an operator sets before taking nodes down (deploy/haproxy/haproxy.cfg): a
+            # request a node refused, dropped or left unanswered goes to another node, when
+            # that cannot apply it twice: a GET, or a write with an Idempotency-Key.
+            "    option http-buffer-request\n    option redispatch\n    retries 2\n"
+            "    retry-on conn-failure empty-response response-timeout\n"
+            "    http-request disable-l7-retry if !METH_GET !{ req.hdr(Idempotency-Key) -m found }\n"
             "    default-server inter 1s fall 2 rise 2\n"
             f"{servers}"
         )
