@@ -24,8 +24,10 @@ COPY manage.py gunicorn.conf.py ./
 # The project alone: its dependencies are the lock's.
 RUN pip install --no-deps . && useradd --create-home dragonheart
 
-# collectstatic needs settings but no secrets or database.
-RUN DEBUG=0 SECRET_KEY=build-only-not-secret python manage.py collectstatic --noinput
+# collectstatic needs settings but no secrets, database or Redis: the addresses are placeholders
+# that production requires to be set (it connects to neither).
+RUN DEBUG=0 SECRET_KEY=build-only-not-secret DATABASE_URL=postgres://build.invalid/none \
+    REDIS_URL=redis://build.invalid:6379/0 python manage.py collectstatic --noinput
 
 USER dragonheart
 EXPOSE 8000

@@ -7,7 +7,6 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -18,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from core.errors import ServiceError
+from core.errors import ServiceError, database_unavailable
 from core.renderers import JSONRenderer
 
 log = logging.getLogger(__name__)
@@ -44,7 +43,7 @@ _GAME_ERROR_STATUS = {
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ServiceError):
         return Response({"code": exc.code, "detail": exc.detail}, status=_GAME_ERROR_STATUS[exc.kind])
-    if isinstance(exc, (OperationalError, InterfaceError)):
+    if database_unavailable(exc):
         return _unavailable(exc, "database_unavailable", "The database is unavailable; try again shortly.")
     if isinstance(exc, (RedisConnectionError, RedisTimeoutError)):  # a call that needs the cache
         return _unavailable(exc, "cache_unavailable", "The cache is unavailable; try again shortly.")

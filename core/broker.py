@@ -1,5 +1,5 @@
-"""The Celery broker transport for redis:// URLs (settings.CELERY_BROKER_TRANSPORT): kombu's own,
-with one mend that keeps a worker alive when Redis restarts."""
+"""The Celery broker transports (settings.CELERY_BROKER_TRANSPORT): kombu's own for redis:// URLs
+and for Sentinel, each with one mend that keeps a worker alive when Redis restarts."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from queue import Empty
 from kombu.transport import redis as kombu_redis
 
 
-class RedisChannel(kombu_redis.Channel):
+class _CloseGoesOn(kombu_redis.Channel):
     """kombu's Redis channel, whose close() goes on when Redis has gone away.
 
     A worker that loses Redis gives the connection up in two steps (celery's Consumer
@@ -42,7 +42,21 @@ class RedisChannel(kombu_redis.Channel):
         super().close()
 
 
+class RedisChannel(_CloseGoesOn):
+    pass
+
+
+class SentinelChannel(_CloseGoesOn, kombu_redis.SentinelChannel):
+    """The same mend on kombu's Sentinel channel, whose close() is the Redis channel's."""
+
+
 class RedisTransport(kombu_redis.Transport):
     """The broker transport for redis:// URLs (settings.CELERY_BROKER_TRANSPORT)."""
 
     Channel = RedisChannel
+
+
+class SentinelTransport(kombu_redis.SentinelTransport):
+    """The broker transport when REDIS_SENTINELS is set."""
+
+    Channel = SentinelChannel

@@ -16,7 +16,6 @@ from django.conf import settings
 from django.conf.urls.i18n import is_language_prefix_patterns_used
 from django.contrib.messages.middleware import MessageMiddleware as LibraryMessageMiddleware
 from django.contrib.messages.storage import default_storage
-from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.middleware.locale import LocaleMiddleware as LibraryLocaleMiddleware
 from django.template import loader
@@ -25,6 +24,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.functional import SimpleLazyObject, empty
 
 from core import api_errors
+from core.errors import database_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +134,7 @@ class DatabaseUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not isinstance(exception, (OperationalError, InterfaceError)) or request.path.startswith("/api/"):
+        if not database_unavailable(exception) or request.path.startswith("/api/"):
             return None
         log.error("database_unavailable: %s", exception, exc_info=exception)
         # No request given to the template: its context processors would read the database.

@@ -2,8 +2,9 @@
 
 With nothing set, the site runs on the embedded default: SQLite beside the code, tasks run
 in-process, email printed to the console, DEBUG on. Production sets DEBUG=0 and then must give
-SECRET_KEY, DATABASE_URL (PostgreSQL), REDIS_URL and ALLOWED_HOSTS: there are no defaults for
-secrets outside debug.
+SECRET_KEY, DATABASE_URL (PostgreSQL), REDIS_URL and ALLOWED_HOSTS: outside debug there are no
+defaults for secrets, and a process missing its database or Redis stops with a message instead
+of running on its own (docs/deploy.md).
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ from typing import Any
 import django_stubs_ext
 import environ
 from csp.constants import NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 from rest_framework import serializers
+
+from dragonheart_site import environment
+from dragonheart_site.environment import next_database, sentinel_broker_url, sentinel_service_url
 
 # Lets classes be written ModelAdmin[Game] and Serializer[dict] for the type checker.
 django_stubs_ext.monkeypatch(extra_classes=[serializers.Serializer, serializers.ModelSerializer])
@@ -67,6 +72,9 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "core.middleware.MessageMiddleware",
+    # Keeps a viewer's reads on the primary until the replica has their last write (a no-op
+    # without DATABASE_REPLICA_URL).
+    "core.replicas.NoteWritesMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # After every middleware that sets headers, so that its own answers (413, 411, a malformed
     # body) carry them too; none of those before it reads a body.
@@ -93,37 +101,91 @@ TEMPLATES = [
 ]
 
 # --- Database -------------------------------------------------------------------------------
-DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
-_db: dict[str, Any] = DATABASES["default"]
-if _db["ENGINE"] == "django.db.backends.sqlite3":
-    # IMMEDIATE transactions take the write lock up front, so concurrent plays queue behind the
-    # busy timeout instead of failing with "database is locked" when a reader upgrades; WAL
-    # lets pages read while a play is being written.
-    _db["OPTIONS"] = {
-        "transaction_mode": "IMMEDIATE",
-        "timeout": 20,
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-    }
-    # A file, not memory, so tests of concurrent requests share one database across threads;
-    # one per process, so two test runs side by side never share it.
-    _db["TEST"] = {"NAME": str(Path(tempfile.gettempdir()) / f"dragonheart-test-{os.getpid()}.sqlite3")}
-else:
-    _db["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+# Three aliases (docs/deploy.md): "default" for every request and task, perhaps through
+# PgBouncer; "direct" to the primary itself, for what a transaction pooler cannot carry
+# (migrate's lock, the relay's LISTEN, long commands); "replica", only where a view asks for
+# reads that may lag (core.replicas). Without a replica URL there is no "replica" alias and
+# those reads go to "default".
+DATABASE_URL = environment.required("DATABASE_URL", debug=DEBUG, default=f"sqlite:///{BASE_DIR}/db.sqlite3")
+DATABASE_DIRECT_URL = env.str("DATABASE_DIRECT_URL", default="") or DATABASE_URL
+DATABASE_REPLICA_URL = env.str("DATABASE_REPLICA_URL", default="")
+# Behind PgBouncer in transaction mode (PG_PREPARED_STATEMENTS=0) the next transaction may run
+# on another server connection: no statements prepared on one, no server-side cursor left
+# open on one (.iterator() would look for it on the next), and a connection checked before it
+# is reused, since the pooler may have been restarted under it.
+POOLED = not env.bool("PG_PREPARED_STATEMENTS", default=True)
+
+
+def _database(url: str, *, pooled: bool) -> dict[str, Any]:
+    config: dict[str, Any] = environ.Env.db_url_config(url)
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        # IMMEDIATE transactions take the write lock up front, so concurrent plays queue
+        # behind the busy timeout instead of failing with "database is locked" when a reader
+        # upgrades; WAL lets pages read while a play is being written.
+        config["OPTIONS"] = {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+        # A file, not memory, so tests of concurrent requests share one database across
+        # threads; one per process, so two test runs side by side never share it.
+        test_name = Path(tempfile.gettempdir()) / f"dragonheart-test-{os.getpid()}.sqlite3"
+        config["TEST"] = {"NAME": str(test_name)}
+        return config
+    config["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
     # A health check is a "SELECT 1" round trip before every request's first query: a third
-    # of the time of opening a game. Without it, the first request on a connection the server
-    # dropped fails (503, see api_errors) and Django discards that connection at once.
-    _db["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=False)
-    if env.bool("PG_PREPARED_STATEMENTS", default=True):
+    # of the time of opening a game on a direct connection. Without it, the first request on
+    # a connection the server dropped fails (503, see api_errors) and Django discards it.
+    config["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=pooled)
+    # Keepalives: a server that vanishes without closing the socket (a host lost, a
+    # failover) is noticed within about a minute instead of the kernel's two hours.
+    options: dict[str, Any] = {
+        "connect_timeout": env.int("DATABASE_CONNECT_TIMEOUT", default=5),
+        "keepalives": 1,
+        "keepalives_idle": 30,
+        "keepalives_interval": 10,
+        "keepalives_count": 3,
+    }
+    if pooled:
+        config["DISABLE_SERVER_SIDE_CURSORS"] = True
+    else:
         # Parameters sent apart from the SQL, and a statement run five times on a connection
         # prepared there: PostgreSQL parses and plans a play's statements once per
         # connection instead of on every play, which halved its CPU per play here
-        # (benchmarks/api_load.py). Turn off behind a pooler in transaction mode (PgBouncer),
-        # where the next transaction may land on a connection that never prepared them.
-        _db["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 5}
+        # (benchmarks/api_load.py).
+        options |= {"server_side_binding": True, "prepare_threshold": 5}
+    config["OPTIONS"] = options
+    return config
+
+
+DATABASES = {"default": _database(DATABASE_URL, pooled=POOLED)}
+# The direct alias is the same database: tests give it the default's test database.
+DATABASES["direct"] = {
+    **_database(DATABASE_DIRECT_URL, pooled=POOLED and DATABASE_DIRECT_URL == DATABASE_URL),
+    "TEST": {"MIRROR": "default"},
+}
+if DATABASE_REPLICA_URL:
+    DATABASES["replica"] = {**_database(DATABASE_REPLICA_URL, pooled=False), "TEST": {"MIRROR": "default"}}
+DATABASE_ROUTERS = ["core.replicas.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# --- Cache, Celery --------------------------------------------------------------------------
-REDIS_URL = env.str("REDIS_URL", default="")
+# --- Redis: cache and broker ----------------------------------------------------------------
+# REDIS_URL is the cache's database; the broker's is REDIS_BROKER_URL, by default the same server's
+# next database, so that the two are apart: the server must never evict the broker's keys
+# (docs/deploy.md: maxmemory-policy volatile-lru or noeviction; every cache key expires).
+# With REDIS_SENTINELS every Redis client finds the master through Sentinel, and only
+# REDIS_URL's password and database numbers count.
+REDIS_URL = environment.required("REDIS_URL", debug=DEBUG, default="")
+REDIS_SENTINELS = [environment.host_port(item) for item in env.list("REDIS_SENTINELS", default=[])]
+REDIS_SENTINEL_MASTER = env.str("REDIS_SENTINEL_MASTER", default="")
+if REDIS_SENTINELS and not REDIS_SENTINEL_MASTER:
+    raise ImproperlyConfigured("REDIS_SENTINELS is set but REDIS_SENTINEL_MASTER is not: name the master.")
+# Every Redis client gives up on a server that does not answer, instead of waiting on a socket
+# that a vanished host never closes: a request fails (503) and a worker reconnects.
+REDIS_SOCKET_TIMEOUT = env.float("REDIS_SOCKET_TIMEOUT", default=5.0)
+REDIS_CONNECT_TIMEOUT = env.float("REDIS_CONNECT_TIMEOUT", default=2.0)
+REDIS_BROKER_URL = env.str("REDIS_BROKER_URL", default="") or (next_database(REDIS_URL) if REDIS_URL else "")
+
 if REDIS_URL:
     # django-redis keeps one Redis client per server for the life of the process (Django's own
     # backend built a new one, and redis-py's table of response callbacks, on every call).
@@ -131,22 +193,58 @@ if REDIS_URL:
     # login lockout would count no failures). Callers with a way round catch redis' errors
     # themselves (the throttles' count_hit); the API answers the rest with 503
     # cache_unavailable (core.api_errors).
+    _cache_options: dict[str, Any] = {
+        "IGNORE_EXCEPTIONS": False,
+        "SOCKET_TIMEOUT": REDIS_SOCKET_TIMEOUT,
+        "SOCKET_CONNECT_TIMEOUT": REDIS_CONNECT_TIMEOUT,
+    }
+    _cache_location = REDIS_URL
+    if REDIS_SENTINELS:
+        # The default client on the master alone: django-redis' SentinelClient would read
+        # from replicas, and a throttle or lockout must count what was just written.
+        _cache_options |= {
+            "CONNECTION_FACTORY": "django_redis.pool.SentinelConnectionFactory",
+            "SENTINELS": REDIS_SENTINELS,
+        }
+        _cache_location = sentinel_service_url(REDIS_URL, REDIS_SENTINEL_MASTER)
     CACHES = {
         "default": {
             "BACKEND": "django_redis.cache.RedisCache",
-            "LOCATION": REDIS_URL,
-            "OPTIONS": {"IGNORE_EXCEPTIONS": False},
+            "LOCATION": _cache_location,
+            "OPTIONS": _cache_options,
+            # Every key expires (the broker's database relies on it, see above).
+            "TIMEOUT": 300,
         }
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-CELERY_BROKER_URL = REDIS_URL or "memory://"
-# kombu's Redis transport with a channel that lets a worker survive Redis going away while it
-# holds a task (dragonheart_site/celery.py says how). Only for redis:// : naming a transport
-# overrides the URL's scheme, and rediss:// or sentinel:// need kombu's own handling.
-if REDIS_URL.startswith("redis://"):
-    CELERY_BROKER_TRANSPORT = "core.broker:RedisTransport"
+# A play must never wait on a broker that is down: publish once, fail fast, and let the beat
+# sweeps (outbox, bot turns) queue what was lost. The socket timeouts and kombu's health
+# checks let a worker notice a broker gone silent (a frozen master, a lost host).
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "socket_timeout": REDIS_SOCKET_TIMEOUT,
+    "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+    "socket_keepalive": True,
+    "health_check_interval": 10,
+}
+if REDIS_SENTINELS:
+    # kombu's Sentinel transport asks the Sentinels for the master at every (re)connection,
+    # and its connections turn a READONLY answer from a demoted master into a connection
+    # error, so a worker reconnects to the new master instead of exiting.
+    CELERY_BROKER_URL = sentinel_broker_url(REDIS_BROKER_URL, REDIS_SENTINELS)
+    CELERY_BROKER_TRANSPORT = "core.broker:SentinelTransport"
+    CELERY_BROKER_TRANSPORT_OPTIONS["master_name"] = REDIS_SENTINEL_MASTER
+else:
+    CELERY_BROKER_URL = REDIS_BROKER_URL or "memory://"
+    # kombu's Redis transport with a channel that lets a worker survive Redis going away while
+    # it holds a task (core/broker.py says how). Only for redis:// : naming a transport
+    # overrides the URL's scheme, and rediss:// needs kombu's own handling.
+    if REDIS_BROKER_URL.startswith("redis://"):
+        CELERY_BROKER_TRANSPORT = "core.broker:RedisTransport"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -154,9 +252,6 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# A play must never wait on a broker that is down: publish once, fail fast, and let the beat
-# sweeps (outbox, bot turns) queue what was lost.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 CELERY_TASK_PUBLISH_RETRY = False
 # On: plays only write their outbox rows, and `manage.py relay_outbox` (PostgreSQL) queues the
 # deliveries as the rows' transactions commit. Off: each write queues its own on commit.

@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from accounts.users import signed_in
 from core.errors import Conflict, NotFound
+from core.replicas import reads_may_lag, require_primary
 from engine.record import record_from_events
 from games import challenges, event_log, presenters, selectors, services
 from games.models import DAYS_PER_TURN, Game
@@ -390,10 +391,13 @@ class EventListApi(APIView):
         },
         summary="The game's events you may see",
     )
+    @reads_may_lag
     def get(self, request: Request, game_id: str) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         game = get_game(game_id)
+        if game.status != Game.Status.FINISHED:
+            require_primary()  # a running game's events are read where they are written
         after, limit = filters.validated_data["after"], filters.validated_data["limit"]
         rows = event_log.read_events(game, after=after, limit=limit)
         results = [presenters.event_view(row, game, request.user) for row in rows]
@@ -409,9 +413,11 @@ class RecordApi(APIView):
         responses={200: OpenApiTypes.OBJECT, 409: OpenApiResponse(description="The game is not over")},
         summary="The game record, once over",
     )
+    @reads_may_lag
     def get(self, request: Request, game_id: str) -> Response:
         game = get_game(game_id)
         if game.status != Game.Status.FINISHED:
+            require_primary()  # the replica may not have its end yet
             raise Conflict("game_not_over", "The record is published once the game is over.")
         log = event_log.read_log(game)
         players = {seat: game.player_name(seat) or "" for seat in ("a", "b")}

@@ -24,6 +24,7 @@ from accounts.presence import records_presence
 from accounts.throttling import throttled_post
 from accounts.users import signed_in
 from core.errors import NotFound, ServiceError
+from core.replicas import reads_may_lag, require_primary
 from engine.cards import TYPES
 from engine.state import State
 from games import (
@@ -268,10 +269,14 @@ game_rematch = _act(challenges.game_rematch, "rematch")
 
 @login_required
 @require_GET
+@reads_may_lag
 def game_history(request: HttpRequest, game_id: str) -> HttpResponse:
     """One turn of the game (``?turn=N``, 0 the deal; the last by default), its events in words
-    and the board after it, as the viewer may see it then; the whole log beside it."""
+    and the board after it, as the viewer may see it then; the whole log beside it. A finished
+    game's history may come from the replica; a running game's is always the primary's."""
     game = get_object_or_404(Game, pk=game_id)
+    if game.status != Game.Status.FINISHED:
+        require_primary()
     rows = event_log.read_events(game)
     if not rows:
         return redirect("game", game_id=game.pk)

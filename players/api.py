@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.errors import NotFound
+from core.replicas import reads_may_lag
 from games.models import Game
 from players import selectors
 from ratings import selectors as ratings
@@ -87,6 +88,7 @@ class PlayerApi(APIView):
         responses={200: PlayerSerializer, 404: OpenApiResponse(description="No such player")},
         summary="A player: rating and its history, record, games",
     )
+    @reads_may_lag
     def get(self, request: Request, name: str) -> Response:
         user = selectors.player_named(name)
         if user is None:
@@ -146,6 +148,7 @@ class LeaderboardApi(APIView):
         description="Players with at least five rated games in the last 90 days whose rating is "
         "not provisional.",
     )
+    @reads_may_lag
     def get(self, request: Request) -> Response:
         return Response(
             [{"rank": r.rank, "username": r.username, **r.shown._asdict()} for r in ratings.leaderboard()]

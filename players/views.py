@@ -1,4 +1,5 @@
-"""A player's page (/players/NAME/) and the leaderboard (/players/), for everyone."""
+"""A player's page (/players/NAME/) and the leaderboard (/players/), for everyone: reads that may lag,
+from the replica where there is one (core.replicas)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from core.replicas import reads_may_lag
 from players import chart, selectors
 from ratings import selectors as ratings
 
 
+@reads_may_lag
 def player_page(request: HttpRequest, name: str) -> HttpResponse:
     user = selectors.player_named(name)
     if user is None:
@@ -39,5 +42,6 @@ def page_context(user: User) -> dict[str, Any]:
     }
 
 
+@reads_may_lag
 def leaderboard(request: HttpRequest) -> HttpResponse:
     return render(request, "players/leaderboard.html", {"ranked": ratings.leaderboard()})

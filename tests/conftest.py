@@ -17,6 +17,24 @@ hypothesis_settings.register_profile("explore")
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "seeded"))
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
+    """pytest-django's test databases; behind PgBouncer (scripts/test's second pass names its
+    console in PGBOUNCER_ADMIN_URL), the pooler's idle server connections to a test database
+    are closed before pytest-django drops it, which PostgreSQL refuses while they are open."""
+    yield
+    admin_url = os.environ.get("PGBOUNCER_ADMIN_URL")
+    if admin_url:
+        import psycopg
+
+        name = connection.settings_dict["NAME"]
+        with django_db_blocker.unblock():
+            connection.close()
+        with psycopg.connect(admin_url, autocommit=True, prepare_threshold=None) as console:
+            console.execute(f'KILL "{name}"')
+            console.execute(f'RESUME "{name}"')
+
+
 @pytest.fixture(autouse=True)
 def _postgresql_when_marked(request: pytest.FixtureRequest) -> None:
     """Tests marked ``postgresql`` are about PostgreSQL itself (its trigger, a dropped

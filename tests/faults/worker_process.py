@@ -39,6 +39,7 @@ class WorkerProcess:
             "PYTHONPATH": str(ROOT),  # this checkout's code, as in the test process
             "DATABASE_URL": database_url(),
             "REDIS_URL": broker_url,
+            "REDIS_BROKER_URL": broker_url,
             "CELERY_TASK_ALWAYS_EAGER": "0",
             "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
             "EMAIL_HOST": "127.0.0.1",
