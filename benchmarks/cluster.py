@@ -57,7 +57,7 @@ from typing import Any
 
 import psycopg
 
-from benchmarks.stack import PASSWORD, percentiles, site_env
+from benchmarks.stack import PASSWORD, site_env
 from benchmarks.topology import (
     DATABASE,
     SENTINEL_MASTER,
@@ -1144,10 +1144,18 @@ def count_emails(run: Run, verdict: Verdict) -> None:
         ("emails doubled", len(doubled)),
         ("emails stale", stale),
     )
-    verdict.lines.append(f"  due emails, from the row's commit to the sink: {percentiles(delays)}")
+    verdict.lines.append(f"  due emails, from the row's commit to the sink: {_in_seconds(delays)}")
     for n in missing[:5]:
         d = due[n]
         verdict.lines.append(f"  missing: notification {n}, game {d.game} version {d.version}")
+
+
+def _in_seconds(samples: list[float]) -> str:
+    if not samples:
+        return "none"
+    ordered = sorted(samples)
+    p50, p95 = (ordered[min(len(ordered) - 1, int(q * len(ordered)))] for q in (0.5, 0.95))
+    return f"p50 {p50:.2f} s, p95 {p95:.2f} s, max {ordered[-1]:.2f} s ({len(ordered)})"
 
 
 def _play_times(run: Run) -> dict[tuple[str, int], float]:
