@@ -313,6 +313,7 @@ class Table:
     game: str = ""
     turns: int = 0
     unverified: dict[str, int] = field(default_factory=dict)  # seat → version its last 201 showed
+    last_ack: tuple[str, int] | None = None  # this game's last acknowledged play: seat, version
 
 
 class Db:
@@ -383,14 +384,18 @@ class Run:
         view: dict[str, Any] = answer.body
         if seat in table.unverified:
             acked = table.unverified.pop(seat)
-            with self.ledger.lock:
-                self.ledger.ryw_checks += 1
-                if view["version"] < acked:
-                    self.ledger.ryw_violations.append(
-                        f"game {table.game}: seat {seat} played to version {acked}, "
-                        f"then read {view['version']}"
-                    )
+            self.ryw_check(
+                table, seat, acked, f"its view showed {view['version']}" if view["version"] < acked else ""
+            )
         return view
+
+    def ryw_check(self, table: Table, seat: str, version: int, missed: str) -> None:
+        with self.ledger.lock:
+            self.ledger.ryw_checks += 1
+            if missed:
+                self.ledger.ryw_violations.append(
+                    f"game {table.game}: seat {seat} played to {version}; {missed}"
+                )
 
     # Games -----------------------------------------------------------------------------------
     def new_game(self, table: Table) -> bool:
@@ -410,12 +415,23 @@ class Run:
         return True
 
     def after_game(self, table: Table) -> None:
-        """What players read once a game is over: the replica's kind of reads."""
+        """What players read once a game is over, the replica's kind of reads; the last
+        player to have played must find their play in the finished game's events and record."""
+        if table.last_ack is not None:
+            who, version = table.last_ack
+            token = table.seats[who].token
+            events = self.ask("GET", f"/api/games/{table.game}/events/?after={version - 1}&limit=5", token)
+            record = self.ask("GET", f"/api/games/{table.game}/record/", token)
+            missed = []
+            if events.status == 200 and not any(e["seq"] >= version for e in events.body["results"]):
+                missed.append("its events lacked it")
+            if record.status == 409:  # "not over yet": a read from before the end
+                missed.append("its record was refused as not over")
+            self.ryw_check(table, who, version, "; ".join(missed))
         seat = table.seats["a"]
-        self.ask("GET", f"/api/games/{table.game}/record/", seat.token)
         self.ask("GET", f"/api/players/{seat.name}/", seat.token)
         self.ask("GET", "/api/leaderboard/", seat.token)
-        table.game = ""
+        table.game, table.last_ack = "", None
 
     def play_table(self, table: Table) -> None:
         view: dict[str, Any] | None = None
@@ -474,6 +490,7 @@ class Run:
             return None
         attempt.acked = answer.body["version"]
         table.unverified[seat] = answer.body["version"]
+        table.last_ack = (seat, answer.body["version"])
         return self.look(table, seat)  # the same client's next read: must show its play
 
     # Email ----------------------------------------------------------------------------------------
@@ -1220,7 +1237,8 @@ def count_vacations(run: Run, verdict: Verdict, games: list[str]) -> None:
 def report(run: Run, verdict: Verdict, reads: tuple[int, int], before: tuple[int, int]) -> None:
     ledger = run.ledger
     verdict.line(
-        f"read-your-writes: {ledger.ryw_checks} reads after a play, {len(ledger.ryw_violations)} missed it",
+        f"read-your-writes: {ledger.ryw_checks} checks (the game after each play; a finished game's "
+        f"events and record), {len(ledger.ryw_violations)} missed the client's own play",
         ("read-your-writes violations", len(ledger.ryw_violations)),
     )
     verdict.lines += [f"  {v}" for v in ledger.ryw_violations[:5]]
