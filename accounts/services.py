@@ -1,10 +1,7 @@
 from __future__ import annotations
 
 import logging
-from functools import partial
 
-from celery import current_app
-from django.conf import settings
 from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
 from django.core import signing
@@ -15,6 +12,7 @@ from django.utils.translation import gettext
 
 from accounts.authentication import forget_locally
 from accounts.models import ApiToken, EmailStatus, token_digest
+from accounts.signals import confirmation_requested
 
 log = logging.getLogger(__name__)
 CONFIRM_SALT = "accounts.confirm-email"
@@ -64,9 +62,11 @@ def confirmation_token(user: User) -> str:
     return signing.dumps({"u": user.pk, "e": user.email.lower()}, salt=CONFIRM_SALT)
 
 
+@transaction.atomic
 def confirmation_request(*, user: User) -> None:
-    """Send the player a new confirmation link once the transaction commits. The email is the
-    notifications app's (above this floor), queued by its Celery task's name."""
+    """Send the player a new confirmation link: the outbox's row for it is written in this
+    transaction by the receiver of ``confirmation_requested`` (the outbox is a floor above),
+    and delivered as every other email is, swept again if the broker is down at commit."""
     if not user.email:
         return
     status, _ = EmailStatus.objects.get_or_create(user=user, defaults={"address": user.email})
@@ -74,14 +74,7 @@ def confirmation_request(*, user: User) -> None:
         EmailStatus.objects.filter(user=user).update(
             address=user.email, confirmed_at=None, bounced_at=None, bounce_reason=""
         )
-    transaction.on_commit(partial(_queue_confirmation, user.pk))
-
-
-def _queue_confirmation(user_id: int) -> None:
-    try:
-        current_app.signature(settings.EMAIL_CONFIRMATION_TASK, (user_id,)).apply_async()
-    except Exception:  # the broker is down: the profile offers a new link
-        log.warning("could not queue the confirmation email of %s", user_id, exc_info=True)
+    confirmation_requested.send(sender=User, user=user)
 
 
 def email_confirm(*, token: str) -> User | None:

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",  # its script tag and HTTP helpers; no view reads request.htmx, so no middleware
+    "core",  # no models: its migrate command takes a lock first (core/management/commands)
     "accounts",
     "outbox",
     "ratings",
@@ -253,6 +254,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_PUBLISH_RETRY = False
+# The computer's review of a finished game takes a worker for a minute or more: it has a queue
+# (and workers) of its own, so that no bot move or email waits behind one. Everything else
+# goes to Celery's default queue, "celery". A worker started without -Q takes "celery" only.
+CELERY_TASK_ROUTES = {"games.tasks.review_game": {"queue": "reviews"}}
 # On: plays only write their outbox rows, and `manage.py relay_outbox` (PostgreSQL) queues the
 # deliveries as the rows' transactions commit. Off: each write queues its own on commit.
 OUTBOX_RELAY = env.bool("OUTBOX_RELAY", default=False)
@@ -444,6 +449,3 @@ INBOUND_REPLIES_PER_HOUR = env.int("INBOUND_REPLIES_PER_HOUR", default=30)
 # The provider's inbound webhook (anymail; e.g. /inbound/postmark/inbound/), on only with its
 # secret, which the provider sends as HTTP basic auth ("user:password").
 ANYMAIL = {"WEBHOOK_SECRET": env.str("ANYMAIL_WEBHOOK_SECRET", default="")}
-# The Celery task that sends a confirmation link (accounts queues it by name: the email is the
-# notifications app's, a floor above).
-EMAIL_CONFIRMATION_TASK = "notifications.tasks.send_email_confirmation"

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from accounts import views as account_views
 from accounts.throttling import ThrottledLoginView
-from core.health import HealthApi
+from core.health import HealthApi, ReadinessApi
 from core.renderers import JSONRenderer
 from games import views
 from notifications import views as notification_views
@@ -47,6 +47,7 @@ urlpatterns = [
     path("api/", include("accounts.urls")),
     path("api/", include("players.urls")),
     path("api/health/", HealthApi.as_view(), name="api-health"),
+    path("api/health/ready/", ReadinessApi.as_view(), name="api-ready"),
     path("api/schema/", SchemaView.as_view(), name="api-schema"),
     # The split view serves its script as a file, for the Content-Security-Policy.
     path("api/docs/", DocsView.as_view(url_name="api-schema"), name="api-docs"),

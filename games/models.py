@@ -288,6 +288,19 @@ class GameReview(models.Model):
         return f"review of {self.game_id}"
 
 
+class ReviewClaim(models.Model):
+    """A worker computing a finished game's review (games.reviews.review_claim): a duplicate
+    delivery of its task, or a sweep that queued it again, finds the claim and computes
+    nothing. A claim older than reviews.CLAIM_TIMEOUT (by the database's clock) belongs to a
+    worker that died mid-review, and may be taken again."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    claimed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"review of {self.game_id} claimed at {self.claimed_at}"
+
+
 class TurnReview(models.Model):
     """One turn of a finished game as the review judged it from the seat's view then."""
 

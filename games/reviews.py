@@ -9,14 +9,15 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import asdict
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
+from core.dbclock import db_ago, db_now
 from engine import AnyEvent, Event, Play, State, apply_events, decide
 from engine import events as ev
 from engine.cards import CARD_TYPE
@@ -24,8 +25,12 @@ from engine.review import TurnReview as EngineTurn
 from engine.review import review_log, summarize
 from engine.search import Budget
 from games import event_log, history
-from games.models import Game, GameReview, TurnReview
+from games.models import Game, GameReview, ReviewClaim, TurnReview
 from games.play_links import play_label
+
+# A review takes a minute or two of a worker's CPU: a claim older than this belongs to a worker
+# that died mid-review, and the next delivery or sweep takes it over.
+CLAIM_TIMEOUT = timedelta(minutes=10)
 
 
 def game_review_build(*, game: Game, iterations: int | None = None) -> GameReview | None:
@@ -56,10 +61,40 @@ def game_review_build(*, game: Game, iterations: int | None = None) -> GameRevie
     return review
 
 
+def game_review_once(*, game: Game) -> GameReview | None:
+    """Review ``game`` unless it is reviewed already or another worker is reviewing it: the
+    task delivered twice, a sweep that queued it again, two beats' sweeps or two end-screen
+    polls compute it once. None if nothing was computed. A review that fails gives its claim
+    back, for the next delivery or sweep to try at once."""
+    if game.status != Game.Status.FINISHED or GameReview.objects.filter(game=game).exists():
+        return None
+    if not review_claim(game.pk):
+        return None
+    try:
+        return game_review_build(game=game)
+    except BaseException:
+        ReviewClaim.objects.filter(game_id=game.pk).delete()
+        raise
+
+
+def review_claim(game_id: str) -> bool:
+    """Take a game's review for computing; False if another worker holds a fresh claim. Times
+    are the database's, so a worker whose clock runs fast does not take a fresh claim for a
+    stale one. The claim stays once the review is written, so that a worker that found no
+    review a moment before it was written cannot claim and compute it again."""
+    try:
+        with transaction.atomic():
+            ReviewClaim.objects.create(game_id=game_id, claimed_at=db_now())
+        return True
+    except IntegrityError:
+        stale = ReviewClaim.objects.filter(game_id=game_id, claimed_at__lt=db_ago(CLAIM_TIMEOUT))
+        return bool(stale.update(claimed_at=db_now()))
+
+
 def game_review_build_by_id(*, game_id: str) -> bool:
-    """The task's entry: False if the game is gone or not finished."""
+    """The task's entry: False if the game is gone, not finished, reviewed or being reviewed."""
     game = Game.objects.filter(pk=game_id).first()
-    return game is not None and game_review_build(game=game) is not None
+    return game is not None and game_review_once(game=game) is not None
 
 
 def _row(game: Game, turn: EngineTurn) -> TurnReview:
@@ -81,12 +116,13 @@ def _row(game: Game, turn: EngineTurn) -> TurnReview:
 
 def unreviewed_games(*, finished_before: datetime, finished_after: datetime, limit: int) -> list[str]:
     """Ids of finished games without a review (their task was lost), for the beat sweep."""
+    claimed = ReviewClaim.objects.filter(claimed_at__gte=db_ago(CLAIM_TIMEOUT)).values("game_id")
     games = Game.objects.filter(
         status=Game.Status.FINISHED,
         finished_at__lt=finished_before,
         finished_at__gt=finished_after,
         review__isnull=True,
-    )
+    ).exclude(pk__in=claimed)  # being reviewed now
     return list(games.values_list("pk", flat=True)[:limit])
 
 

@@ -31,7 +31,8 @@ def sweep_clocks() -> tuple[int, int]:
 
 @shared_task(ignore_result=True)
 def review_game(game_id: str) -> bool:
-    """The computer's review of a finished game; a task delivered twice rebuilds the same rows."""
+    """The computer's review of a finished game, computed once: a task delivered twice, or
+    queued again by a sweep while a worker reviews it, finds the review or its claim."""
     return reviews.game_review_build_by_id(game_id=game_id)
 
 

@@ -63,15 +63,20 @@ def end_vacations(now: datetime) -> int:
     was waiting for the player, the time the clock stood still."""
     closed = 0
     for vacation in Vacation.objects.filter(closed=False, ends_at__lte=now):
-        _close(vacation)
-        closed += 1
+        closed += _close(vacation)
     return closed
 
 
 @transaction.atomic
-def _close(vacation: Vacation) -> None:
+def _close(vacation: Vacation) -> bool:
     """Record one vacation's end in every running game and mark it closed, all or nothing: a
-    run that fails part-way leaves it open for the next run, with no game told twice."""
+    run that fails part-way leaves it open for the next run, with no game told twice. False
+    if another run (a second beat, a sweep overlapping the next) closed it first."""
+    # Closing comes first, as a conditional update in the transaction that tells the games: it
+    # locks the row, so a second closer waits for this one to commit, then finds it closed and
+    # tells no game again; a failure below rolls the flag back with the games' events.
+    if not Vacation.objects.filter(pk=vacation.pk, closed=False).update(closed=True):
+        return False
     for game in _running_games(vacation.user):
         seat = game.seat_of(vacation.user)
         assert seat is not None
@@ -80,7 +85,7 @@ def _close(vacation: Vacation) -> None:
             stopped = vacation.ends_at - max(vacation.starts_at, game.turn_started_at)
             extra["deadline"] = game.deadline + max(stopped, timedelta(0))
         _append_clock_event(game, ev.vacation_ended(seat), **extra)
-    Vacation.objects.filter(pk=vacation.pk).update(closed=True)
+    return True
 
 
 def _running_games(user: User) -> list[Game]:

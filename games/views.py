@@ -162,7 +162,7 @@ def _game_or_404(game_id: str) -> Game:
 def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
     game = _game_or_404(game_id)
     if request.headers.get("HX-Request") and services.review_by_page() and reviews.review_due(game):
-        reviews.game_review_build(game=game)  # the end screen's poll (services.review_by_page)
+        reviews.game_review_once(game=game)  # the end screen's poll (services.review_by_page)
     return render(request, "games/game.html", table.table_context(game, signed_in(request)))
 
 

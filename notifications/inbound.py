@@ -8,6 +8,12 @@ Every reply that could be read gets an answer: the play made, or what was wrong 
 legal plays, nothing changed. Automatic replies (out of office) are never read and never
 answered, a reply delivered twice is handled once (its Message-ID), and a flood from one
 sender is dropped.
+
+No reply is lost between servers: its row (``InboundMail``) is first a claim, committed at
+once so that another server given the same message (the sender's retry, a second MX) sees it
+and asks to be tried later (``Busy``: SMTP 451), and it is marked done in the transaction of
+the play, so both commit or neither. A reply whose handling failed gives its claim back; one
+whose server died keeps it until it is stale, and either way the next delivery handles it.
 """
 
 from __future__ import annotations
@@ -15,16 +21,19 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from email.message import EmailMessage, Message
 from email.utils import getaddresses, parseaddr
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
+from django.db.models import Q
 from django.utils.crypto import constant_time_compare
 from mailparser_reply import EmailReplyParser
 
 from core.cache import count_hit
+from core.dbclock import db_ago, db_now
 from core.errors import ServiceError
 from engine.rules import legal_plays
 from engine.state import State
@@ -38,6 +47,15 @@ from outbox.models import Notification
 
 log = logging.getLogger(__name__)
 _REPLY_LANGUAGES = ["en", "de", "fr", "es"]  # what mail-parser-reply knows; Ukrainian quotes start with ">"
+RECEIVED = "received"  # the outcome of a reply claimed and not yet handled
+# Handling a reply takes a second or so: a claim older than this belongs to a server that died
+# with it, and the sender's next delivery takes it over (SMTP retries come minutes apart).
+CLAIM_TIMEOUT = timedelta(minutes=2)
+
+
+class Busy(Exception):
+    """Another server is handling the same message now: the sender should try again later,
+    when it finds the reply handled (a duplicate), or that server's claim stale."""
 
 
 @dataclass(frozen=True)
@@ -55,16 +73,44 @@ def receive(message: Message, recipients: list[str] | None = None) -> Outcome:
         log.warning("inbound mail from %s dropped: too many this hour", sender)
         return Outcome("ignored", "too many")
     message_id = str(message.get("Message-ID", "")).strip() or _digest(message)
+    if not _claim(message_id[:255], sender[:254]):
+        if InboundMail.objects.filter(message_id=message_id[:255], outcome=RECEIVED).exists():
+            raise Busy(message_id)
+        return Outcome("duplicate")
     try:
         with transaction.atomic():
-            record = InboundMail.objects.create(
-                message_id=message_id[:255], sender=sender[:254], outcome="received"
+            outcome = _handle(message, sender, recipients or _addressees(message), message_id)
+            InboundMail.objects.filter(message_id=message_id[:255]).update(
+                outcome=outcome.status, detail=outcome.detail[:2000]
             )
-    except IntegrityError:
-        return Outcome("duplicate")
-    outcome = _handle(message, sender, recipients or _addressees(message), message_id)
-    InboundMail.objects.filter(pk=record.pk).update(outcome=outcome.status, detail=outcome.detail[:2000])
+    except BaseException:
+        _release(message_id[:255])
+        raise
     return outcome
+
+
+def _claim(message_id: str, sender: str) -> bool:
+    """Record the reply as being handled here; False if it is handled already, or another
+    server holds a fresh claim on it. Times are the database's: servers' clocks differ."""
+    try:
+        with transaction.atomic():
+            InboundMail.objects.create(
+                message_id=message_id, sender=sender, outcome=RECEIVED, claimed_at=db_now()
+            )
+        return True
+    except IntegrityError:
+        unhandled = InboundMail.objects.filter(message_id=message_id, outcome=RECEIVED)
+        free = Q(claimed_at__isnull=True) | Q(claimed_at__lt=db_ago(CLAIM_TIMEOUT))
+        return bool(unhandled.filter(free).update(claimed_at=db_now()))
+
+
+def _release(message_id: str) -> None:
+    """Give back the claim of a reply whose handling failed, for its next delivery to take at
+    once; if the database is what failed, the claim goes stale instead."""
+    try:
+        InboundMail.objects.filter(message_id=message_id, outcome=RECEIVED).update(claimed_at=None)
+    except DatabaseError:
+        log.warning("could not give back the claim on inbound mail %s", message_id, exc_info=True)
 
 
 def _automatic(message: Message) -> bool:
@@ -118,9 +164,16 @@ def _handle(message: Message, sender: str, recipients: list[str], message_id: st
     cards, choice = play
     key = "mail-reply:" + hashlib.sha256(message_id.encode()).hexdigest()[:32]
     try:
-        services.game_play(
-            game=game, user=user, cards=cards, choice=choice, expected_version=version, idempotency_key=key
-        )
+        # A savepoint: a refused play leaves the reply's transaction usable for its record.
+        with transaction.atomic():
+            services.game_play(
+                game=game,
+                user=user,
+                cards=cards,
+                choice=choice,
+                expected_version=version,
+                idempotency_key=key,
+            )
     except StaleVersion:
         answers.send_refusal(user, game, "stale")
         return Outcome("refused", "stale")

@@ -26,13 +26,17 @@ class Preferences(models.Model):
 
 
 class InboundMail(models.Model):
-    """One reply received, by its Message-ID: a reply delivered twice is handled once."""
+    """One reply received, by its Message-ID: a reply delivered twice is handled once. Its
+    outcome is written in the transaction of its play (notifications.inbound)."""
 
     message_id = models.CharField(max_length=255, unique=True)
     sender = models.CharField(max_length=254)
     received_at = models.DateTimeField(auto_now_add=True)
-    outcome = models.CharField(max_length=32)
+    outcome = models.CharField(max_length=32, help_text='"received" until it is handled.')
     detail = models.TextField(blank=True)
+    claimed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a server took it to handle (the database's clock)."
+    )
 
     def __str__(self) -> str:
         return f"{self.message_id} ({self.outcome})"

@@ -34,8 +34,9 @@ def deliver(note_id: int) -> bool:
     if reason:
         Notification.objects.filter(pk=note.pk).update(skipped=reason)
         return False
-    if note.kind in TURN_KINDS and (until := presence.held_until(note.user_id, timezone.now())):
-        outbox.hold(note.pk, until)  # its reader is at the table: no email while they are
+    now = timezone.now()
+    if note.kind in TURN_KINDS and (until := presence.held_until(note.user_id, now)):
+        outbox.hold(note.pk, until - now)  # its reader is at the table: no email while they are
         return False
     message = emails.email_for(note)
     try:
@@ -52,6 +53,9 @@ def _reason_to_skip(note: Notification) -> str:
     user = note.user
     if not user.email:
         return "no email address"
+    if note.kind == Notification.Kind.CONFIRM_EMAIL:
+        # Goes to an address not confirmed yet, whatever the game-email preferences say.
+        return "address confirmed already" if account_services.may_email(user) else ""
     if not account_services.may_email(user):
         status = getattr(user, "email_status", None)
         return "address bounced" if status is not None and status.bounced_at else "address not confirmed"

@@ -43,6 +43,9 @@ class Handler:
             outcome = await sync_to_async(_received, thread_sensitive=True)(
                 bytes(content), list(envelope.rcpt_tos)
             )
+        except inbound.Busy:  # another server is playing it: the retry will find it handled
+            log.info("inbound mail is being handled by another server")
+            return "451 4.3.0 being handled, try again later"
         except Exception:  # the sender's server will try again later
             log.exception("inbound mail could not be handled")
             return "451 4.3.0 try again later"

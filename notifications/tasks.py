@@ -29,7 +29,8 @@ def send_notification(note_id: int) -> bool:
 
 @shared_task(ignore_result=True, **SENDING_RETRIES)
 def send_email_confirmation(user_id: int) -> bool:
-    """The link that confirms a new player's address (accounts queues it by name)."""
+    """The link that confirms a new player's address, for tasks queued by an earlier release:
+    confirmation emails are outbox rows now (Notification.Kind.CONFIRM_EMAIL)."""
     return emails.send_confirmation(user_id)
 
 

@@ -25,6 +25,7 @@ class Notification(models.Model):
         ACCEPTED = "accepted", _("challenge accepted")
         GAME_OVER = "game_over", _("game over")
         DIGEST = "digest", _("daily digest")
+        CONFIRM_EMAIL = "confirm_email", _("address confirmation")
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
     game = models.ForeignKey("games.Game", on_delete=models.CASCADE, null=True, blank=True, related_name="+")

@@ -8,16 +8,18 @@ as Django names an email backend, so that nothing here imports the floor above.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import timedelta
 from functools import partial
 from typing import Protocol
+from uuid import uuid4
 
 from celery import current_app
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F, Q
-from django.utils import timezone
 
+from core.dbclock import db_ago, db_in, db_now
 from engine.cards import Seat
 from outbox.models import Notification
 
@@ -64,6 +66,14 @@ def game_notification(*, game: SeatedGame, user_id: int, kind: str, key: str = "
     return created
 
 
+def confirmation_note(sender: object, *, user: User, **kwargs: object) -> None:
+    """The email with a new confirmation link, written in the transaction that asks for it
+    (accounts.signals.confirmation_requested; connected in OutboxConfig.ready). Each request
+    is its own row (a fresh key): a player who asks again gets a new email, each sent once."""
+    note = Notification.objects.create(user=user, kind=Notification.Kind.CONFIRM_EMAIL, key=uuid4().hex)
+    deliver_after_commit(note.pk)
+
+
 def deliver_after_commit(note_id: int) -> None:
     """Queue the row's delivery when the transaction commits. With the outbox relay running
     (OUTBOX_RELAY, PostgreSQL) the row's own NOTIFY does that, and the request publishes
@@ -79,28 +89,30 @@ def queue_delivery(note_id: int) -> None:
         log.warning("could not queue notification %s; the outbox sweep will", note_id, exc_info=True)
 
 
-def hold(note_id: int, until: datetime) -> None:
-    """Give a claimed row back, to be sent no sooner than ``until`` (the sweep takes it then)."""
-    Notification.objects.filter(pk=note_id).update(claimed_at=None, held_until=until)
+def hold(note_id: int, delay: timedelta) -> None:
+    """Give a claimed row back, to be sent no sooner than ``delay`` from now (the sweep takes
+    it then), by the database's clock, which every sweep compares with."""
+    Notification.objects.filter(pk=note_id).update(claimed_at=None, held_until=db_in(delay))
 
 
 def claim(note_id: int) -> bool:
-    """Take the row for sending; False if it is sent or another worker holds a fresh claim."""
-    now = timezone.now()
+    """Take the row for sending; False if it is sent or another worker holds a fresh claim.
+    The claim's time is the database's, as are the times it is compared with: a worker whose
+    own clock runs fast must not take a fresh claim for a stale one."""
     return bool(
         Notification.objects.filter(pk=note_id, sent_at__isnull=True, skipped="")
-        .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - CLAIM_TIMEOUT))
-        .update(claimed_at=now, attempts=F("attempts") + 1)
+        .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=db_ago(CLAIM_TIMEOUT)))
+        .update(claimed_at=db_now(), attempts=F("attempts") + 1)
     )
 
 
 def pending(older_than: timedelta) -> list[int]:
     """Rows never sent nor skipped, unclaimed or with a stale claim, and not held for a reader
-    still at the table: lost on the way, or due now."""
-    now = timezone.now()
+    still at the table: lost on the way, or due now (by the database's clock: a sweep on a host
+    whose clock runs slow must not leave a due row waiting)."""
     rows = (
-        Notification.objects.filter(sent_at__isnull=True, skipped="", created_at__lt=now - older_than)
-        .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - CLAIM_TIMEOUT))
-        .exclude(held_until__gt=now)
+        Notification.objects.filter(sent_at__isnull=True, skipped="", created_at__lt=db_ago(older_than))
+        .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=db_ago(CLAIM_TIMEOUT)))
+        .exclude(held_until__gt=db_now())
     )
     return list(rows.values_list("pk", flat=True)[:500])

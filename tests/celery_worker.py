@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 
@@ -12,7 +13,9 @@ from django.db import connection
 
 from dragonheart_site.celery import app
 
-BROKER = "redis://127.0.0.1:6379/14"  # a database of its own, away from anything else
+# A database of its own, away from anything else; test runs side by side on one machine give
+# each its own (a worker of one run would take the other's tasks).
+BROKER = os.environ.get("CELERY_TEST_BROKER_URL", "redis://127.0.0.1:6379/14")
 
 
 def _forget_broker_connections() -> None:

@@ -4,12 +4,17 @@ a bounce or a complaint reported by the provider stops emails to it."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
+import pytest
 from anymail.signals import AnymailTrackingEvent
 from django.contrib.auth.models import User
 from django.core import mail
+from django.db import transaction
 from django.test import Client
+from django.utils import timezone
 
+from accounts import services as account_services
 from accounts.models import EmailStatus
 from games import challenges
 from notifications import webhooks
@@ -114,3 +119,71 @@ def test_the_lobby_asks_a_new_player_to_confirm_and_stops_once_they_have(
     assert "to confirm your address" in browser.get("/").content.decode()
     Client().post(_link(dora))
     assert "to confirm your address" not in browser.get("/").content.decode()
+
+
+# --- through the outbox, like every other email ----------------------------------------------------
+
+
+def _confirmations(user: User) -> list:
+    return [m for m in mail.outbox if m.to == [user.email] and "Confirm" in m.subject]
+
+
+def test_the_link_is_an_outbox_row_written_with_the_request_and_sent_once(
+    db, django_capture_on_commit_callbacks
+):
+    from notifications import tasks
+
+    dora = _sign_up("dora", django_capture_on_commit_callbacks)
+    note = Notification.objects.get(user=dora, kind=Notification.Kind.CONFIRM_EMAIL)
+    assert note.sent_at is not None
+    [email] = _confirmations(dora)
+    assert email.extra_headers["Message-ID"].startswith(f"<notification-{note.pk}@")
+    Notification.objects.filter(pk=note.pk).update(created_at=timezone.now() - timedelta(hours=1))
+    assert tasks.sweep_outbox() == 0  # sent: never again
+    assert len(_confirmations(dora)) == 1
+
+
+def test_a_link_asked_for_while_the_broker_is_down_goes_out_with_the_sweep(
+    db, django_capture_on_commit_callbacks, settings
+):
+    from notifications import tasks
+
+    delivery = settings.OUTBOX_DELIVERY_TASK
+    settings.OUTBOX_DELIVERY_TASK = "no.such.task"  # nothing can be queued
+    dora = _sign_up("dora", django_capture_on_commit_callbacks)
+    assert _confirmations(dora) == []
+    settings.OUTBOX_DELIVERY_TASK = delivery  # the broker is back
+    Notification.objects.filter(user=dora).update(created_at=timezone.now() - timedelta(minutes=5))
+    assert tasks.sweep_outbox() == 1
+    assert tasks.sweep_outbox() == 0
+    assert len(_confirmations(dora)) == 1
+    assert _link(dora)
+
+
+def test_a_request_rolled_back_writes_no_email(db, django_capture_on_commit_callbacks):
+    dora = _sign_up("dora", django_capture_on_commit_callbacks)
+    mail.outbox.clear()
+
+    def asks_then_fails() -> None:
+        with transaction.atomic():
+            account_services.confirmation_request(user=dora)
+            raise RuntimeError("what asked for it failed")
+
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError):
+        asks_then_fails()
+    assert Notification.objects.filter(user=dora, kind=Notification.Kind.CONFIRM_EMAIL).count() == 1
+    assert _confirmations(dora) == []
+
+
+def test_a_link_for_an_address_confirmed_meanwhile_is_not_sent(db, django_capture_on_commit_callbacks):
+    from notifications import services as notifications
+
+    dora = _sign_up("dora", django_capture_on_commit_callbacks)
+    Client().post(_link(dora))
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=False):
+        account_services.confirmation_request(user=dora)
+    note = Notification.objects.filter(user=dora, kind=Notification.Kind.CONFIRM_EMAIL).latest("pk")
+    assert notifications.deliver(note.pk) is False
+    assert Notification.objects.get(pk=note.pk).skipped == "address confirmed already"
+    assert mail.outbox == []

@@ -22,6 +22,7 @@ def _game(kind: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
 # One successful request per operation, on the world of conftest.world.
 SUCCESSES: dict[str, tuple[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {
     "GET /api/health/": (200, lambda world: {}),
+    "GET /api/health/ready/": (200, lambda world: {}),
     "GET /api/games/": (200, lambda world: {"query": {"mine": "true"}}),
     "POST /api/games/": (201, lambda world: {"body": {"opponent": "bot:random"}}),
     "GET /api/games/{game_id}/": (200, _game("running")),

@@ -266,3 +266,85 @@ def test_an_aborted_game_shows_no_review(client, alice, bob, django_capture_on_c
     client.force_login(alice)
     page = client.get(f"/games/{game.pk}/").content.decode()
     assert "review-summary" not in page
+
+
+# --- computed once: duplicate deliveries, two beats' sweeps, a worker that died -----------------
+
+
+def _counting_searches(monkeypatch) -> list[str]:
+    """Record every review search run (engine.review.review_log, as games.reviews calls it)."""
+    searched: list[str] = []
+    search = reviews.review_log
+
+    def counted(log: Any, **kwargs: Any) -> Any:
+        searched.append(str(kwargs.get("seed")))
+        return search(log, **kwargs)
+
+    monkeypatch.setattr(reviews, "review_log", counted)
+    return searched
+
+
+def test_a_review_delivered_twice_while_it_runs_is_computed_once(alice, bob, monkeypatch):
+    game = _finished(alice, bob)
+    searched = _counting_searches(monkeypatch)
+    search = reviews.review_log
+    second: list[bool] = []
+
+    def with_a_second_worker(log: Any, **kwargs: Any) -> Any:
+        # The same task, delivered again to another worker while this one searches.
+        second.append(tasks.review_game(game.pk))
+        return search(log, **kwargs)
+
+    monkeypatch.setattr(reviews, "review_log", with_a_second_worker)
+    assert tasks.review_game(game.pk) is True
+    assert second == [False]
+    assert searched == [game.pk]
+    assert tasks.review_game(game.pk) is False  # a late duplicate finds the review
+    assert searched == [game.pk]
+    assert GameReview.objects.filter(game=game).count() == 1
+
+
+def test_a_game_being_reviewed_is_not_swept_again(alice, bob):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import ReviewClaim
+
+    game = _finished(alice, bob)
+    Game.objects.filter(pk=game.pk).update(finished_at=timezone.now() - timedelta(hours=1))
+    assert reviews.review_claim(game.pk)  # a worker is at it
+    assert tasks.sweep_reviews() == 0
+    assert not GameReview.objects.filter(game=game).exists()
+    # That worker died: once its claim is stale, the sweep queues the game and it is reviewed.
+    stale = timezone.now() - reviews.CLAIM_TIMEOUT - timedelta(minutes=1)
+    ReviewClaim.objects.filter(game=game).update(claimed_at=stale)
+    assert tasks.sweep_reviews() == 1
+    assert GameReview.objects.filter(game=game).exists()
+
+
+def test_a_review_that_fails_gives_its_claim_back(alice, bob, monkeypatch):
+    game = _finished(alice, bob)
+
+    def broken(log: Any, **kwargs: Any) -> Any:
+        raise MemoryError("the worker ran out of memory")
+
+    search = reviews.review_log
+    monkeypatch.setattr(reviews, "review_log", broken)
+    with pytest.raises(MemoryError):
+        tasks.review_game(game.pk)
+    monkeypatch.setattr(reviews, "review_log", search)
+    assert tasks.review_game(game.pk) is True  # the retry need not wait for the claim to go stale
+
+
+def test_a_fresh_claim_holds_against_a_worker_whose_clock_runs_fast(alice, bob, monkeypatch):
+    from django.utils import timezone
+
+    game = _finished(alice, bob)
+    assert reviews.review_claim(game.pk)
+    real_now = timezone.now
+    monkeypatch.setattr(timezone, "now", lambda: real_now() + reviews.CLAIM_TIMEOUT * 2)
+    assert not reviews.review_claim(game.pk)
+    assert tasks.review_game(game.pk) is False
+    monkeypatch.undo()
+    assert not GameReview.objects.filter(game=game).exists()

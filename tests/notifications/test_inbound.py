@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import smtplib
 import socket
+from datetime import timedelta
 from email.message import EmailMessage
 
 import pytest
@@ -238,3 +239,124 @@ class _immediately:
 
     def __exit__(self, *exc: object) -> None:
         return None
+
+
+# --- no reply lost between servers: a failure in between, a server that died, two servers -------
+
+
+def test_a_reply_whose_play_failed_is_played_on_its_next_delivery(
+    alice, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    from django.db import OperationalError
+
+    from games import services
+
+    game = _game(alice, bob, django_capture_on_commit_callbacks)
+    mover = _mover(game, alice, bob)
+    email = _turn_email(mover)
+    play = services.game_play
+
+    def database_gone(**kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(services, "game_play", database_gone)
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(OperationalError):
+        inbound.receive(_reply(email, "1"))  # recorded, then the play fails: the SMTP server says 451
+    assert _plays(game) == 0
+    assert InboundMail.objects.get().outcome == inbound.RECEIVED
+
+    monkeypatch.setattr(services, "game_play", play)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert inbound.receive(_reply(email, "1")).status == "played"  # the sender's retry
+    assert _plays(game) == 1
+    assert InboundMail.objects.get().outcome == "played"
+    assert "You played" in _answers_to(mover)[-1].body
+
+
+def test_a_reply_recorded_by_a_server_that_died_is_played_on_a_later_delivery(
+    alice, bob, django_capture_on_commit_callbacks
+):
+    from django.utils import timezone
+
+    game = _game(alice, bob, django_capture_on_commit_callbacks)
+    email = _turn_email(_mover(game, alice, bob))
+    reply = _reply(email, "1")
+    # A server recorded the reply and died before its play: its claim is left behind.
+    InboundMail.objects.create(
+        message_id=reply["Message-ID"],
+        sender=email.to[0],
+        outcome=inbound.RECEIVED,
+        claimed_at=timezone.now(),
+    )
+    with pytest.raises(inbound.Busy):
+        inbound.receive(reply)  # a retry while that claim may still be at work: try later
+    stale = timezone.now() - inbound.CLAIM_TIMEOUT - timedelta(seconds=1)
+    InboundMail.objects.update(claimed_at=stale)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert inbound.receive(reply).status == "played"
+    assert _plays(game) == 1
+
+
+def test_two_servers_given_the_same_reply_play_it_once(
+    alice, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    from games import services
+
+    game = _game(alice, bob, django_capture_on_commit_callbacks)
+    email = _turn_email(_mover(game, alice, bob))
+    play = services.game_play
+    second: list[str] = []
+
+    def with_a_second_server(**kwargs):
+        # The same message reaches another inbound server while this one plays it.
+        try:
+            second.append(inbound.receive(_reply(email, "1")).status)
+        except inbound.Busy:
+            second.append("busy")
+        return play(**kwargs)
+
+    monkeypatch.setattr(services, "game_play", with_a_second_server)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert inbound.receive(_reply(email, "1")).status == "played"
+        assert second == ["busy"]
+        assert inbound.receive(_reply(email, "1")).status == "duplicate"  # that server's retry
+    assert _plays(game) == 1
+
+
+def test_the_play_and_the_replys_record_commit_together(
+    alice, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    from notifications import answers
+
+    game = _game(alice, bob, django_capture_on_commit_callbacks)
+    email = _turn_email(_mover(game, alice, bob))
+
+    class Gone(Exception):
+        pass
+
+    def dies(*args, **kwargs):
+        raise Gone("the process died between the play and the reply's record")
+
+    monkeypatch.setattr(answers, "send_played", dies)
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(Gone):
+        inbound.receive(_reply(email, "1"))
+    assert _plays(game) == 0  # rolled back with the record: the next delivery plays it
+    monkeypatch.undo()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert inbound.receive(_reply(email, "1")).status == "played"
+    assert _plays(game) == 1
+
+
+def test_the_smtp_server_asks_to_try_again_while_another_server_has_the_reply(monkeypatch):
+    import asyncio
+    from types import SimpleNamespace
+
+    from notifications import smtp
+
+    def busy(content, recipients):
+        raise inbound.Busy("<r1@mail.test>")
+
+    monkeypatch.setattr(smtp, "_received", busy)
+    envelope = SimpleNamespace(original_content=b"Subject: x\r\n\r\n1\r\n", content=None, rcpt_tos=[])
+    answer = asyncio.run(Handler().handle_DATA(None, None, envelope))
+    assert answer.startswith("451 ")

@@ -14,7 +14,7 @@ import pytest
 from django.core import mail
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 
 from accounts import services as account_services
 from engine.rules import legal_plays
@@ -26,6 +26,12 @@ from notifications.relay import OutboxRelay
 from outbox import services as outbox
 from outbox.models import Notification
 from tests.celery_worker import wait_for
+from tests.notifications.freezing_proxy import FreezingProxy
+
+# For the tests that listen (in the test's thread or the relay's): the relay listens on the
+# "direct" alias (the same test database as "default"). Only on committed data: a mirror in a
+# test's transaction would be a second transaction (on SQLite, waiting on the first's lock).
+listens = pytest.mark.django_db(transaction=True, databases=["default", "direct"])
 
 
 def _user(name: str) -> Any:
@@ -42,6 +48,16 @@ def _game(creator: Any, opponent: Any) -> Game:
     return challenges.game_create(creator=creator, opponent=opponent.username)
 
 
+def _sent(note: Notification) -> bool:
+    return Notification.objects.filter(pk=note.pk, sent_at__isnull=False).exists()
+
+
+def _relayed(game: Game, key: str) -> bool:
+    """A new row for the game's creator is sent (through the relay and the worker)."""
+    note = _note(game.created_by, key, game)
+    return wait_for(lambda: _sent(note))
+
+
 class Published(list[list[int]]):
     def __call__(self, ids: list[int]) -> None:
         self.append(ids)
@@ -56,13 +72,15 @@ def relay_on(settings) -> Iterator[None]:  # type: ignore[no-untyped-def]
     yield
     # The test's connection lives on into the next test: stop listening and drop what it
     # received, or the next relay would read this test's rows.
-    if connection.vendor == "postgresql" and connection.connection is not None:
-        with connection.cursor() as cursor:
+    direct = connections["direct"]
+    if direct.vendor == "postgresql" and direct.connection is not None:
+        with direct.cursor() as cursor:
             cursor.execute("UNLISTEN *")
-        list(connection.connection.notifies(timeout=0))
+        list(direct.connection.notifies(timeout=0))
 
 
 @pytest.mark.postgresql
+@listens
 def test_a_committed_row_is_announced_and_a_rolled_back_one_never_is(transactional_db, relay_on):
     alice = _user("alice")
     published = Published()
@@ -83,6 +101,7 @@ def test_a_committed_row_is_announced_and_a_rolled_back_one_never_is(transaction
 
 
 @pytest.mark.postgresql
+@listens
 def test_rows_of_one_commit_come_as_one_batch_published_in_chunks(transactional_db, relay_on):
     alice = _user("alice")
     published = Published()
@@ -96,6 +115,7 @@ def test_rows_of_one_commit_come_as_one_batch_published_in_chunks(transactional_
 
 
 @pytest.mark.postgresql
+@listens
 def test_rows_committed_while_the_relay_was_away_are_queued_when_it_starts(transactional_db, relay_on):
     alice = _user("alice")
     waiting = _note(alice, "waiting")
@@ -107,6 +127,7 @@ def test_rows_committed_while_the_relay_was_away_are_queued_when_it_starts(trans
 
 
 @pytest.mark.postgresql
+@listens
 def test_a_broker_that_is_down_loses_nothing_the_sweep_cannot_find(transactional_db, relay_on, caplog):
     alice = _user("alice")
 
@@ -126,9 +147,35 @@ def test_a_broker_that_is_down_loses_nothing_the_sweep_cannot_find(transactional
     assert note.pk in outbox.pending(older_than=timedelta(0))
 
 
+@pytest.mark.postgresql
+@listens
+def test_the_relay_listens_on_a_session_of_its_own_with_tcp_keepalives(transactional_db, relay_on):
+    relay = OutboxRelay(publish=Published())
+    relay.listen()
+    assert relay.session is connections["direct"].connection
+    assert relay.session is not connection.connection
+    parameters = relay.session.info.get_parameters()
+    assert (parameters["keepalives"], parameters["keepalives_idle"]) == ("1", "30")
+    assert "keepalives" not in connections["default"].settings_dict["OPTIONS"]
+
+
+@pytest.mark.postgresql
+@listens
+def test_probes_are_heard_and_never_taken_for_rows(transactional_db, relay_on):
+    alice = _user("alice")
+    relay = OutboxRelay(publish=Published(), probe_every=0, probe_timeout=30)
+    relay.listen()
+    relay.check_hearing()  # quiet since listening: a probe goes out
+    assert relay.probe_sent_at is not None
+    note = _note(alice, "after the probe")
+    assert relay.collect(wait=2.0) == [note.pk]
+    assert relay.probe_sent_at is None
+
+
 @pytest.fixture
 def running_relay(relay_on) -> Iterator[OutboxRelay]:  # type: ignore[no-untyped-def]
-    relay = OutboxRelay(linger=0.01)
+    # Probes often, so that a deaf session is found within the test's patience.
+    relay = OutboxRelay(linger=0.01, probe_every=0.2, probe_timeout=2.0)
     thread = threading.Thread(target=relay.run, kwargs={"wait": 0.1})
     thread.start()
     yield relay
@@ -138,6 +185,7 @@ def running_relay(relay_on) -> Iterator[OutboxRelay]:  # type: ignore[no-untyped
 
 
 @pytest.mark.postgresql
+@listens
 def test_with_the_relay_a_play_publishes_nothing_and_its_email_still_goes_out_once(
     transactional_db, celery_on_redis, running_relay, monkeypatch
 ):
@@ -167,20 +215,59 @@ def test_with_the_relay_a_play_publishes_nothing_and_its_email_still_goes_out_on
 
 
 @pytest.mark.postgresql
+@listens
 def test_the_relay_reconnects_when_its_database_connection_is_killed(
     transactional_db, celery_on_redis, running_relay
 ):
-    alice = _user("alice")
-    game = _game(alice, _user("bob"))
-    first = _note(alice, "first", game)
-    assert wait_for(lambda: Notification.objects.filter(pk=first.pk, sent_at__isnull=False).exists())
+    game = _game(_user("alice"), _user("bob"))
+    assert _relayed(game, "first")
     killed = running_relay.backend_pid
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_terminate_backend(%s)", [killed])
         assert cursor.fetchone() == (True,)
     assert wait_for(lambda: running_relay.backend_pid not in (None, killed))
-    second = _note(alice, "second", game)
-    assert wait_for(lambda: Notification.objects.filter(pk=second.pk, sent_at__isnull=False).exists())
+    assert _relayed(game, "second")
+
+
+@pytest.fixture
+def freezing_proxy(monkeypatch) -> Iterator[FreezingProxy]:  # type: ignore[no-untyped-def]
+    """The "direct" alias goes through the proxy (for connections opened from now on)."""
+    direct = connections.settings["direct"]
+    proxy = FreezingProxy(int(direct["PORT"] or 5432))
+    monkeypatch.setitem(direct, "HOST", "127.0.0.1")
+    monkeypatch.setitem(direct, "PORT", str(proxy.port))
+    yield proxy
+    proxy.close()
+
+
+def _unlisten(relay: OutboxRelay, proxy: FreezingProxy) -> None:
+    """The session stays open and says nothing: as a LISTEN left behind on a pooler's
+    server connection."""
+    assert relay.session is not None
+    relay.session.execute("UNLISTEN *")
+
+
+def _freeze(relay: OutboxRelay, proxy: FreezingProxy) -> None:
+    """The server's host vanishes without closing the connection."""
+    proxy.freeze()
+
+
+@pytest.mark.postgresql
+@listens
+@pytest.mark.parametrize("silence", [_unlisten, _freeze])
+def test_a_relay_that_silently_stops_hearing_notices_and_relays_again(
+    transactional_db, celery_on_redis, freezing_proxy, running_relay, caplog, silence
+):
+    game = _game(_user("alice"), _user("bob"))
+    assert _relayed(game, "first")
+    deaf = running_relay.backend_pid
+    with caplog.at_level(logging.WARNING, logger="notifications.relay"):
+        silence(running_relay, freezing_proxy)
+        missed = _note(game.created_by, "missed", game)
+        assert wait_for(lambda: running_relay.backend_pid not in (None, deaf))
+    assert f"session {deaf} heard no probe" in caplog.text
+    assert wait_for(lambda: _sent(missed))  # by its NOTIFY, or the catch-up on reconnecting
+    assert _relayed(game, "second")
 
 
 def test_a_batch_goes_on_when_one_email_fails_and_that_one_retries_alone(alice, bob, monkeypatch):

@@ -100,3 +100,68 @@ def test_a_vacation_whose_end_cannot_be_recorded_stays_open_for_the_next_run(
     with pytest.raises(Conflict):
         vacations.end_vacations(NOW + timedelta(days=6))
     assert Vacation.objects.get(pk=vacation.pk).closed is False
+
+
+# --- ending once: several beats, or a sweep overlapping the next --------------------------------
+
+BACK = NOW + timedelta(days=5, hours=6)
+
+
+def _ends_and_deadline(game: Game) -> tuple[int, object]:
+    game.refresh_from_db()
+    return game.events.filter(kind="vacation_ended").count(), game.deadline
+
+
+def test_a_sweep_overlapping_the_next_ends_a_vacation_once(
+    alice, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    game = _bobs_turn(alice, bob, django_capture_on_commit_callbacks)
+    vacations.vacation_start(user=bob, days=5, now=NOW + timedelta(hours=6))
+    close = vacations._close
+
+    def overlapped(vacation: Vacation) -> bool:
+        # The next tick's sweep runs after this one listed the vacation, before it closes it.
+        monkeypatch.setattr(vacations, "_close", close)
+        vacations.end_vacations(BACK)
+        return close(vacation)
+
+    monkeypatch.setattr(vacations, "_close", overlapped)
+    vacations.end_vacations(BACK)
+
+    # One end, and the eighteen hours left given back once.
+    assert _ends_and_deadline(game) == (1, BACK + timedelta(hours=18))
+
+
+@pytest.mark.postgresql
+def test_two_beats_closing_the_same_vacation_at_once_end_it_once(
+    transactional_db, alice, bob, django_capture_on_commit_callbacks, monkeypatch
+):
+    import threading
+
+    from django.db import connection
+
+    game = _bobs_turn(alice, bob, django_capture_on_commit_callbacks)
+    vacations.vacation_start(user=bob, days=5, now=NOW + timedelta(hours=6))
+    close = vacations._close
+    both_listed = threading.Barrier(2)
+    closed: list[int] = []
+
+    def after_both_listed(vacation: Vacation) -> bool:
+        both_listed.wait(timeout=30)  # each beat has read the vacation as open
+        return close(vacation)
+
+    def beat() -> None:
+        try:
+            closed.append(vacations.end_vacations(BACK))
+        finally:
+            connection.close()
+
+    monkeypatch.setattr(vacations, "_close", after_both_listed)
+    beats = [threading.Thread(target=beat) for _ in range(2)]
+    for thread in beats:
+        thread.start()
+    for thread in beats:
+        thread.join(timeout=60)
+
+    assert sorted(closed) == [0, 1]
+    assert _ends_and_deadline(game) == (1, BACK + timedelta(hours=18))

@@ -71,3 +71,45 @@ def test_a_sent_row_is_never_claimed_again(alice, bob):
     )
     assert not outbox.claim(note.pk)
     assert note.pk not in outbox.pending(older_than=timedelta(0))
+
+
+# --- the database's clock: hosts whose own clocks are off neither steal nor skip ------------------
+
+
+def _host_clock_off_by(monkeypatch, offset: timedelta) -> None:
+    """This process's clock (django.utils.timezone.now) runs ``offset`` from the database's."""
+    real_now = timezone.now
+    monkeypatch.setattr(timezone, "now", lambda: real_now() + offset)
+
+
+def test_a_host_whose_clock_runs_fast_does_not_steal_a_fresh_claim(alice, bob, monkeypatch):
+    note = Notification.objects.create(user=bob, kind="challenge", key="fast", game=_challenge(alice, bob))
+    assert outbox.claim(note.pk)  # a worker with a true clock takes it and is sending
+    _host_clock_off_by(monkeypatch, outbox.CLAIM_TIMEOUT + timedelta(minutes=10))
+    assert not outbox.claim(note.pk)
+    assert note.pk not in outbox.pending(older_than=timedelta(0))
+    assert Notification.objects.get(pk=note.pk).attempts == 1
+
+
+def test_a_host_whose_clock_runs_slow_does_not_skip_a_due_row(alice, bob, monkeypatch):
+    note = Notification.objects.create(user=bob, kind="challenge", key="slow", game=_challenge(alice, bob))
+    due = timezone.now() - timedelta(minutes=1)
+    held = Notification.objects.create(user=bob, kind="your_turn", key="held", game=note.game, held_until=due)
+    Notification.objects.filter(pk__in=[note.pk, held.pk]).update(
+        created_at=timezone.now() - timedelta(minutes=5)
+    )
+    _host_clock_off_by(monkeypatch, -timedelta(hours=1))
+    assert set(outbox.pending(older_than=timedelta(minutes=1))) == {note.pk, held.pk}
+
+
+def test_a_hold_counts_from_the_databases_now(alice, bob, monkeypatch):
+    note = Notification.objects.create(user=bob, kind="your_turn", key="hold", game=_challenge(alice, bob))
+    assert outbox.claim(note.pk)
+    _host_clock_off_by(monkeypatch, -timedelta(hours=1))  # "until" computed here would be long past
+    outbox.hold(note.pk, timedelta(minutes=5))
+    monkeypatch.undo()
+    row = Notification.objects.get(pk=note.pk)
+    assert row.claimed_at is None
+    assert row.held_until is not None
+    assert row.held_until > timezone.now() + timedelta(minutes=3)
+    assert note.pk not in outbox.pending(older_than=timedelta(0))

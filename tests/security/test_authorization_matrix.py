@@ -51,6 +51,7 @@ def signed_in(cell: str, anon: str) -> tuple[str, str, str, str]:
 # fmt: off
 API = [
     Row("api-health", "GET", "/api/health/", same("200")),
+    Row("api-ready", "GET", "/api/health/ready/", same("200")),
     Row("api-schema", "GET", "/api/schema/", same("200")),
     Row("api-docs", "GET", "/api/docs/", same("200")),
     Row("api-users", "POST", "/api/users/", same("201+"), NEW_USER),
