@@ -76,6 +76,7 @@ READY = "/api/health/ready/"
 DOCUMENTED_503 = {"database_unavailable", "cache_unavailable"}
 WAIT_EVERY = 7  # every 7th turn of an API game waits for its "your turn" email
 EMAIL_WAIT = 330.0  # a lost send is taken again after the outbox claim's 2 minutes, by a sweep
+REPLY_RETRIES = 300.0  # past the inbound claim's 2 minutes, after which a dead server's claim lapses
 STALE_GRACE = 2.0  # seconds between a worker's "is the turn open?" and the send that may race a play
 BEGAN = time.monotonic()
 
@@ -546,10 +547,11 @@ class Run:
         return False  # its play never showed: the API plays this turn instead
 
     def send_reply(self, message: EmailMessage) -> bool:
-        """Send as a mail server would: on failure, again (the same message) to the other
-        inbound server, for up to two minutes."""
-        began = time.monotonic()
-        while time.monotonic() - began < 120:
+        """Send as a mail server would: on failure (no answer, or 4xx: "try again later"), the
+        same message again, to the other inbound server, sooner at first and then less often,
+        for up to REPLY_RETRIES seconds (a mail server goes on for days)."""
+        began, delay = time.monotonic(), 1.0
+        while time.monotonic() - began < REPLY_RETRIES:
             self.inbound_turn += 1
             name = f"inbound-{1 + self.inbound_turn % 2}"
             proc = self.topo.procs[name]
@@ -562,7 +564,8 @@ class Run:
                     _smtp_send(port, message)
                     return True
             except (OSError, smtplib.SMTPException):
-                time.sleep(1)
+                time.sleep(delay)
+                delay = min(delay * 2, 30.0)
         return False
 
     def send_and_kill(self, message: EmailMessage, proc: Proc, port: int) -> None:
@@ -1061,7 +1064,7 @@ def count_plays(run: Run, verdict: Verdict) -> None:
     mail_plays = sum(
         1 for a in ledger.attempts.values() if a.via == "mail" and _played(events.get(a.game, []), a)
     )
-    unacked = len(ledger.attempts) - len(acked)
+    unacked = sum(1 for a in ledger.attempts.values() if a.via == "api" and a.acked is None)
     verdict.line(
         f"plays acknowledged {len(acked)} (API), by email {mail_plays}; "
         f"lost {len(lost)}, doubled {len(doubled)}; "
@@ -1295,7 +1298,7 @@ def play(run: Run, args: argparse.Namespace) -> list[str]:
         faults.join()
     say("stopping the clients")
     run.stop.set()
-    deadline = time.monotonic() + 150  # a turn in hand ends with its retries' own bounds
+    deadline = time.monotonic() + REPLY_RETRIES + 60  # a turn in hand ends within its retries
     for thread in threads:
         thread.join(timeout=max(0.0, deadline - time.monotonic()))
     return vacation_games
