@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from games import clocks, reviews, services, vacations
@@ -29,7 +30,16 @@ def sweep_clocks() -> tuple[int, int]:
     return clocks.send_reminders(now), services.time_out_overdue_games(now=now)
 
 
-@shared_task(ignore_result=True)
+# A review cut off by the database (a restart, a failover) gives its claim back and is tried
+# again within a minute or so, rather than waiting for the sweep, which looks only at games over
+# for ten minutes and runs every ten.
+@shared_task(
+    ignore_result=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=5,
+    retry_backoff_max=120,
+    max_retries=5,
+)
 def review_game(game_id: str) -> bool:
     """The computer's review of a finished game, computed once: a task delivered twice, or
     queued again by a sweep while a worker reviews it, finds the review or its claim."""

@@ -348,3 +348,24 @@ def test_a_fresh_claim_holds_against_a_worker_whose_clock_runs_fast(alice, bob, 
     assert tasks.review_game(game.pk) is False
     monkeypatch.undo()
     assert not GameReview.objects.filter(game=game).exists()
+
+
+def test_a_review_cut_off_by_the_database_is_tried_again_and_written_once(alice, bob, monkeypatch):
+    from django.db import OperationalError
+
+    game = _finished(alice, bob)
+    build = reviews.game_review_build_by_id
+    calls: list[str] = []
+
+    def cut_off_once(*, game_id: str) -> bool:
+        calls.append(game_id)
+        if len(calls) == 1:
+            raise OperationalError("the server closed the connection")  # a failover, say
+        return build(game_id=game_id)
+
+    monkeypatch.setattr(reviews, "game_review_build_by_id", cut_off_once)
+
+    tasks.review_game.apply(args=[game.pk], throw=False)  # as a worker runs it: a retry, not a raise
+
+    assert calls == [game.pk, game.pk]
+    assert GameReview.objects.filter(game=game).count() == 1
