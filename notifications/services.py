@@ -39,6 +39,11 @@ def deliver(note_id: int) -> bool:
         outbox.hold(note.pk, until - now)  # its reader is at the table: no email while they are
         return False
     message = emails.email_for(note)
+    if note.kind in TURN_KINDS and _played_meanwhile(note):
+        # Drawing the board picture takes a moment, in which the turn may have been played:
+        # the email would be stale the moment it arrived.
+        Notification.objects.filter(pk=note.pk).update(skipped="turn already played")
+        return False
     try:
         message.send()
     except Exception as exc:
@@ -83,6 +88,12 @@ def _turn_still_open(note: Notification) -> bool:
     if not version.isdigit():
         return False  # not a row about one turn of this game
     return not event_log.played_since(game, int(version))
+
+
+def _played_meanwhile(note: Notification) -> bool:
+    """Whether a play was recorded after the version the turn row names (read afresh)."""
+    _, _, version = note.key.rpartition(":")
+    return note.game is not None and version.isdigit() and event_log.played_since(note.game, int(version))
 
 
 def queue_digests(now: datetime) -> int:

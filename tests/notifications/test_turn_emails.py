@@ -287,3 +287,29 @@ def test_the_challenge_email_links_to_the_challenge_which_can_be_answered_there(
     page = client.get(f"/games/{game.pk}/").content.decode()
     assert f"/games/{game.pk}/accept/" in page
     assert f"/games/{game.pk}/decline/" in page
+
+
+def test_a_turn_played_while_its_email_is_drawn_gets_no_email(api, alice, bob, monkeypatch):
+    from django.db import transaction
+
+    from notifications import emails
+
+    with transaction.atomic():  # its rows written, nothing sent yet
+        game = challenges.game_create(creator=alice, opponent="bob")
+        challenges.game_accept(game=game, user=bob)
+    game = Game.objects.get(pk=game.pk)
+    note = Notification.objects.get(game=game, kind="your_turn")
+    mover, _ = _mover(game, alice, bob)
+    drawn = emails.email_for
+
+    def drawn_while_the_turn_is_played(row):  # type: ignore[no-untyped-def]
+        message = drawn(row)
+        assert play_first_legal(api[mover.username], game.pk).status_code == 201
+        return message
+
+    monkeypatch.setattr(emails, "email_for", drawn_while_the_turn_is_played)
+    mail.outbox.clear()
+
+    assert notifications.deliver(note.pk) is False
+    assert _turn_mails() == []
+    assert Notification.objects.get(pk=note.pk).skipped == "turn already played"
