@@ -26,14 +26,14 @@ saves. An override that saves nothing measurable has no reason to be here.
 | core.middleware    | Replaces: Django's MessageMiddleware, which builds a cookie signer and two storages   |
 | MessageMiddleware  |   for every request, though no API call shows a message.                              |
 |                    | Touches: request._messages, LazyObject._wrapped, django.utils.functional.empty        |
-|                    | Compared: tests/games/test_middleware.py                                              |
+|                    | Compared: tests/core/test_middleware.py                                              |
 |                    |   test_messages_are_stored_and_read_as_django_does                                    |
 |                    | Saves: 1.5 µs a request instead of 9.3 (16%) [O]                                      |
 +--------------------+---------------------------------------------------------------------------------------+
 | core.middleware    | Replaces: Django's LocaleMiddleware, which looks for a language prefix in every path, |
 | LocaleMiddleware   |   twice; this site has no i18n_patterns (were one added, Django's own code runs).     |
 |                    | Touches: django.conf.urls.i18n.is_language_prefix_patterns_used (undocumented)        |
-|                    | Compared: tests/games/test_middleware.py                                              |
+|                    | Compared: tests/core/test_middleware.py                                              |
 |                    |   test_the_language_chosen_and_announced_is_djangos                                   |
 |                    | Saves: 9.8 µs a request instead of 17.7 (55%) [O]                                     |
 +--------------------+---------------------------------------------------------------------------------------+
@@ -64,7 +64,7 @@ saves. An override that saves nothing measurable has no reason to be here.
 | RateThrottle,      | Touches: ScopedRateThrottle.scope_attr, get_rate, parse_rate, get_cache_key, timer    |
 | core.cache         |   (undocumented); django-redis' raw client, RedisCache.client.get_client(write=True)  |
 | count_hit          | Compared: nothing compares it with DRF's, whose sliding window counts otherwise on    |
-|                    |   purpose; tests/games/test_throttling.py tests its windows and its counter:          |
+|                    |   purpose; tests/core/test_throttling.py tests its windows and its counter:          |
 |                    |   test_the_request_over_the_limit_is_refused_until_the_next_window                    |
 |                    |   test_the_counter_is_atomic_under_concurrent_hits                                    |
 |                    | Saves: 52 µs a request instead of 86 on Redis (60%) [P]; 8.3 instead of 11.1 in local |
@@ -81,7 +81,7 @@ saves. An override that saves nothing measurable has no reason to be here.
 | accounts.          | Replaces: a database lookup of the token's user on every request: each process keeps  |
 | authentication     |   what it read for a second; the header is read from META, not DRF's request.headers. |
 | TokenAuthen-       | Touches: nothing private                                                              |
-| tication           | Compared: tests/games/test_api_accounts.py (the memo, and the revocations it delays)  |
+| tication           | Compared: tests/accounts/test_api_accounts.py (the memo, and the revocations it delays)  |
 |                    |   test_a_token_is_looked_up_in_one_query_then_not_again_within_the_second             |
 |                    |   test_another_server_process_stops_accepting_a_revoked_token_within_a_second         |
 |                    | Saves: 5.8 µs a request instead of 353 on SQLite (2%) [O]; of 627 on PostgreSQL [P]   |

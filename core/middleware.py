@@ -1,6 +1,6 @@
 """Django's and django-csp's middleware, minus work that every request repeated for nothing:
 done once, or only when a request needs it. Each behaves as the library's (tests compare them:
-tests/security/test_csp_header_cache.py, tests/games/test_middleware.py). Then the site's own:
+tests/security/test_csp_header_cache.py, tests/core/test_middleware.py). Then the site's own:
 the pages' answer to a lost database, and the checks on request bodies."""
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ import os
 import random
 import time
 import zlib
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -53,7 +54,7 @@ def _seeded_table(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
     """Every deal, card put back and bot move of a test comes from a generator seeded by the
     test's own name, never the site's unpredictable one: about one deal in a hundred ends
     within 40 plays, and a test that played 40 failed on such a deal once a run in twenty.
-    A test that needs particular hands stacks the deck over this (tests/games/tables.py)."""
+    A test that needs particular hands stacks the deck over this (tests/support/tables.py)."""
     if request.node.path.is_relative_to(os.path.join(os.path.dirname(__file__), "engine")):
         return  # the engine's tests take their generators as arguments and load no Django
     from games import services
@@ -93,7 +94,7 @@ def _fresh_cache(settings):  # type: ignore[no-untyped-def]
 def _one_throttle_window(monkeypatch):  # type: ignore[no-untyped-def]
     """The API's throttles count in fixed one-minute windows: a test whose requests straddled
     a minute's end would see its count start again. Each test runs inside one window (a test
-    may move this clock itself, as tests/games/test_throttling.py does)."""
+    may move this clock itself, as tests/core/test_throttling.py does)."""
     from core.throttling import WindowScopedRateThrottle
 
     pinned = time.time()
@@ -114,4 +115,53 @@ def _quick_reviews(settings):  # type: ignore[no-untyped-def]
     settings.REVIEW_ITERATIONS = 2
 
 
-pytest_plugins = ["tests.celery_worker", "tests.redis_server"]
+pytest_plugins = ["tests.support.browser", "tests.support.celery_worker", "tests.support.redis_server"]
+
+
+# --- The cast: alice, bob and charlie, confirmed players with the same password, created
+# through the accounts service as the sign-up does; `api` holds a token client for each and an
+# anonymous one. Every test directory shares them.
+
+
+@pytest.fixture
+def make_user(db):  # type: ignore[no-untyped-def]
+    from accounts import services as account_services
+
+    def make(username: str) -> Any:
+        return account_services.user_create(
+            email_confirmed=True,
+            username=username,
+            password="dragon-heart-42",
+            email=f"{username}@example.com",
+        )
+
+    return make
+
+
+@pytest.fixture
+def alice(make_user):  # type: ignore[no-untyped-def]
+    return make_user("alice")
+
+
+@pytest.fixture
+def bob(make_user):  # type: ignore[no-untyped-def]
+    return make_user("bob")
+
+
+@pytest.fixture
+def charlie(make_user):  # type: ignore[no-untyped-def]
+    return make_user("charlie")
+
+
+@pytest.fixture
+def api(alice, bob, charlie):  # type: ignore[no-untyped-def]
+    from rest_framework.test import APIClient
+
+    from tests.support.clients import client_for
+
+    return {
+        "alice": client_for(alice),
+        "bob": client_for(bob),
+        "charlie": client_for(charlie),
+        "anon": APIClient(),
+    }

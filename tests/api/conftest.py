@@ -16,7 +16,7 @@ from schemathesis.config import SchemathesisConfig
 from accounts import services as account_services
 from engine import legal_plays
 from games import challenges, event_log, services
-from tests.games.tables import start
+from tests.support.tables import start
 
 PASSWORD = "dragon-heart-42"
 

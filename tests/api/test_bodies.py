@@ -20,7 +20,7 @@ from core import middleware
 from tests.api.conftest import SCHEMA
 from tests.security.test_authorization_matrix import API as MATRIX
 from tests.security.test_authorization_matrix import CAST, LEGAL
-from tests.security.world import PASSWORD, World, build_world, changed_tables, snapshot
+from tests.support.world import PASSWORD, World, build_world, changed_tables, snapshot
 
 LIMIT = settings.REQUEST_BODY_MAX_BYTES
 FIVE_MB = 5 * 1024 * 1024

@@ -10,7 +10,7 @@ from rest_framework.test import APIRequestFactory
 
 from accounts import services as account_services
 from core.negotiation import ContentNegotiation
-from tests.games.conftest import client_for
+from tests.support.clients import client_for
 
 ACCEPTS = [None, "*/*", "application/json", "text/html", "application/*", "text/html, */*;q=0.8"]
 RENDERER_SETS = [[JSONRenderer()], [JSONRenderer(), BrowsableAPIRenderer()]]

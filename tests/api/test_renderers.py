@@ -16,8 +16,8 @@ from accounts import services as account_services
 from core.renderers import JSONRenderer
 from engine import legal_plays
 from games import event_log, services
-from tests.games.conftest import client_for
-from tests.games.tables import start
+from tests.support.clients import client_for
+from tests.support.tables import start
 
 ours, drf = JSONRenderer(), renderers.JSONRenderer()
 

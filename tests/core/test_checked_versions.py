@@ -27,13 +27,13 @@ CHECKED = {
 
 # Each override: what to re-check, and the test that compares it with what it replaces.
 CSP = "core.middleware.CSPMiddleware (tests/security/test_csp_header_cache.py)"
-MESSAGES = "core.middleware.MessageMiddleware (tests/games/test_middleware.py::test_messages_*)"
-LOCALE = "core.middleware.LocaleMiddleware (tests/games/test_middleware.py::test_the_language_*)"
+MESSAGES = "core.middleware.MessageMiddleware (tests/core/test_middleware.py::test_messages_*)"
+LOCALE = "core.middleware.LocaleMiddleware (tests/core/test_middleware.py::test_the_language_*)"
 NEGOTIATION = "core.negotiation.ContentNegotiation (tests/api/test_negotiation.py)"
 RENDERER = "core.renderers.JSONRenderer (tests/api/test_renderers.py)"
 PARSER = "core.parsers.JSONParser (tests/api/test_bodies.py, 'nested past the decoder')"
-THROTTLE = "core.throttling.WindowScopedRateThrottle (tests/games/test_throttling.py)"
-COUNTER = "core.cache.count_hit (tests/games/test_throttling.py::test_the_counter_is_atomic_*)"
+THROTTLE = "core.throttling.WindowScopedRateThrottle (tests/core/test_throttling.py)"
+COUNTER = "core.cache.count_hit (tests/core/test_throttling.py::test_the_counter_is_atomic_*)"
 BROKER = "core.broker.RedisChannel (tests/faults/test_worker_survives_redis.py: passing without it, it goes)"
 STATEMENTS = "games.event_log.statements (tests/games/test_statements.py)"
 GAME_ROW = "games.selectors.game_by_id (tests/games/test_statements.py::test_game_by_id_*)"

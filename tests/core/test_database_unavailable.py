@@ -10,7 +10,7 @@ from django.db import DataError, InternalError
 from psycopg import errors as pg_errors
 
 from core.errors import database_unavailable
-from tests.games.conftest import client_for
+from tests.support.clients import client_for
 
 
 def _refused_by_a_standby() -> InternalError:

@@ -13,8 +13,8 @@ from django.db import connection
 from django.test import override_settings
 
 from core import drain
-from tests.cache_settings import production_caches
-from tests.redis_server import OwnRedis
+from tests.support.cache_settings import production_caches
+from tests.support.redis_server import OwnRedis
 
 READY = "/api/health/ready/"
 

@@ -12,9 +12,9 @@ from playwright.sync_api import Page, expect
 from engine import deal
 from games import services
 from games.models import Game
-from tests.e2e.conftest import goto
 from tests.e2e.test_table import DESKTOP, PHONE, _signed_in, _user
-from tests.games.tables import play_first_legal, start
+from tests.support.browser import goto
+from tests.support.tables import play_first_legal, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 SCREENS = {"phone": PHONE, "desktop": DESKTOP}

@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 
 from accounts import services as account_services
 from games.models import Game
-from tests.games.tables import play_first_legal, start
+from tests.support.tables import play_first_legal, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PASSWORD = "dragon-heart-42"

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.games.test_how_to_play_page import ENGLISH_NAMES
-from tests.games.test_i18n import CARD_NAMES
+from tests.support.names import CARD_NAMES, ENGLISH_NAMES
 
 pytestmark = pytest.mark.django_db(transaction=True)
 NAMES = {"en": ENGLISH_NAMES, **CARD_NAMES}
@@ -37,7 +36,7 @@ def test_the_rules_page_names_the_cards_as_each_edition_does(live_server, open_p
 
 
 def test_the_rules_page_on_a_desktop_and_from_the_header_of_a_game(live_server, open_page, shots):
-    from tests.e2e.test_play_in_the_browser import sign_up
+    from tests.support.browser import sign_up
 
     page = open_page(viewport={"width": 1280, "height": 800})
     sign_up(page, live_server.url, "alice")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.test_play_in_the_browser import sign_up
+from tests.support.browser import sign_up
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -13,8 +13,8 @@ from playwright.sync_api import Page, expect
 from accounts import services as account_services
 from games import challenges
 from games.models import Game
-from tests.e2e.test_play_in_the_browser import PASSWORD, sign_up
-from tests.games.tables import play_first_legal, start
+from tests.support.browser import PASSWORD, sign_up
+from tests.support.tables import play_first_legal, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 POLL = 15_000  # ms: the lobby asks every 4 s, the waiting page every 3 s

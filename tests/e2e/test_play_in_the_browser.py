@@ -6,58 +6,14 @@ import random
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from games import services
 from games.models import Game
-from tests.e2e.conftest import goto
-from tests.games.helpers import hidden_ids
+from tests.support.api_plays import hidden_ids
+from tests.support.browser import DEAL, goto, shown_ids, sign_up, take_turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
-PASSWORD = "dragon-heart-42"
-DEAL = 7
-
-
-def shown_ids(html: str, ids: set[str]) -> set[str]:
-    """Card ids standing as words in a page (not inside a random token such as the CSRF one)."""
-    return {card for card in ids if re.search(rf"(?<![\w-]){card}(?![\w-])", html)}
-
-
-def sign_up(page: Page, base: str, username: str) -> None:
-    page.goto(f"{base}/accounts/signup/")
-    page.get_by_label("Username").fill(username)
-    page.locator("#id_password1").fill(PASSWORD)
-    page.locator("#id_password2").fill(PASSWORD)
-    page.get_by_role("button", name="Sign up").click()
-    expect(page.get_by_role("heading", name="Your turn")).to_be_visible()
-
-
-def take_turn(page: Page, seen: set[str], shots=None) -> None:  # type: ignore[no-untyped-def]
-    """Put down one card (always legal); prefer a play that asks a choice, once of each kind."""
-    cards = page.locator('input[name="cards"]')
-    hero_lying = int(page.locator('.space[data-space="hero"]').get_attribute("data-lying") or 0)
-    types = [cards.nth(i).get_attribute("data-type") for i in range(cards.count())]
-    if "hero" in types and hero_lying == 1 and "hero" not in seen:
-        pick = types.index("hero")
-    elif types.count("hero") >= 2 and hero_lying == 0 and "hero" not in seen:
-        pick = types.index("hero")  # lay one hero down, to complete the space with a choice later
-    elif "princess" in types and "princess" not in seen:
-        pick = types.index("princess")
-    else:
-        pick = next((i for i, t in enumerate(types) if t not in ("princess", "hero")), 0) if types else None
-    if pick is not None:
-        page.locator("label.hand-card").nth(pick).click()
-        kind = types[pick]
-        needs = "princess" if kind == "princess" else "hero" if kind == "hero" and hero_lying == 1 else None
-        if needs:
-            choice = page.locator(f'fieldset.choice[data-for="{needs}"]')
-            expect(choice).to_be_visible()
-            if shots is not None and needs not in seen:
-                shots(page, f"choice-{needs}")
-            choice.locator("input").first.check()
-            seen.add(needs)
-    page.locator("#play-button").click()
-    expect(page.locator(".error")).to_have_count(0)
 
 
 def test_two_people_play_a_whole_game_in_their_browsers_and_step_through_its_history(

@@ -11,10 +11,10 @@ from playwright.sync_api import Page, expect
 
 from games import event_log, play_links
 from games.models import Game, GameEvent
-from tests.e2e.test_play_in_the_browser import shown_ids
 from tests.e2e.test_table import A_HAND, B_HAND, DESKTOP, PHONE, _user
-from tests.games.helpers import hidden_ids
-from tests.games.tables import stack_the_deck, start
+from tests.support.api_plays import hidden_ids
+from tests.support.browser import shown_ids
+from tests.support.tables import stack_the_deck, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

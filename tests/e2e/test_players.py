@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 from games import services
 from ratings.models import Rating
 from tests.e2e.test_table import DESKTOP, PHONE, _user
-from tests.games.tables import play_first_legal, start
+from tests.support.tables import play_first_legal, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

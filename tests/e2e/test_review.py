@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from games import reviews, services
 from games.models import Game, GameReview, TurnReview
 from tests.e2e.test_history import DESKTOP, PHONE, log_in, people  # noqa: F401  (a fixture)
-from tests.games.tables import play_first_legal, start
+from tests.support.tables import play_first_legal, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PLAYS = 24  # then bob resigns: a short game, reviewed as any finished game

@@ -17,9 +17,9 @@ from accounts import services as account_services
 from engine.cards import CARD_TYPE
 from games import challenges, services
 from games.models import Game
-from tests.e2e.test_play_in_the_browser import shown_ids
-from tests.games.helpers import hidden_ids
-from tests.games.tables import play, play_first_legal, stack_the_deck, start
+from tests.support.api_plays import hidden_ids
+from tests.support.browser import shown_ids
+from tests.support.tables import play, play_first_legal, stack_the_deck, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PHONE = {"width": 390, "height": 844}

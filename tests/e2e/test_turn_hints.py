@@ -12,7 +12,7 @@ from django.conf import settings
 from playwright.sync_api import Page, expect
 
 from tests.e2e.test_table import _signed_in, _user
-from tests.games.tables import play, stack_the_deck, start
+from tests.support.tables import play, stack_the_deck, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 SLOTS = ("Only %(n)s free slot on that space.", "Only %(n)s free slots on that space.")

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.faults.smtp_sink import SmtpSink
-from tests.faults.worker_process import WorkerProcess
-from tests.games.conftest import alice, api, bob, charlie, make_user  # noqa: F401  (the same cast)
+from tests.support.worker_process import WorkerProcess
 
 
 @pytest.fixture

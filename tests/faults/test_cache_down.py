@@ -20,9 +20,9 @@ from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
 from accounts.authentication import forget_locally
-from tests.cache_settings import production_caches
 from tests.faults.helpers import first_play, post_play, started
-from tests.redis_server import OwnRedis
+from tests.support.cache_settings import production_caches
+from tests.support.redis_server import OwnRedis
 
 
 @pytest.fixture

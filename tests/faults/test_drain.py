@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.celery_worker import wait_for
-from tests.faults.worker_process import ROOT, database_url
+from tests.support.celery_worker import wait_for
+from tests.support.worker_process import ROOT, database_url
 
 DRAIN_SECONDS = 2
 

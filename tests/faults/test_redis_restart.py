@@ -13,8 +13,6 @@ from django.test import override_settings
 
 from notifications import tasks
 from outbox.models import Notification
-from tests.cache_settings import production_caches
-from tests.celery_worker import wait_for
 from tests.faults.helpers import (
     assert_log_whole,
     first_play,
@@ -23,7 +21,9 @@ from tests.faults.helpers import (
     turn_rows,
     two_minutes_later,
 )
-from tests.redis_server import OwnRedis
+from tests.support.cache_settings import production_caches
+from tests.support.celery_worker import wait_for
+from tests.support.redis_server import OwnRedis
 
 
 @pytest.fixture

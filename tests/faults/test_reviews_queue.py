@@ -9,10 +9,10 @@ from dragonheart_site.celery import app
 from games import challenges, services
 from games.models import Game, GameReview
 from outbox.models import Notification
-from tests.celery_worker import wait_for
 from tests.faults.held_task import DONE, RELEASE, STARTED, lines
 from tests.faults.helpers import tasks_in_process
-from tests.games.tables import start
+from tests.support.celery_worker import wait_for
+from tests.support.tables import start
 
 
 def test_a_bot_move_and_an_email_are_done_while_two_reviews_run(

@@ -21,8 +21,8 @@ import redis
 
 from dragonheart_site import environment
 from dragonheart_site.celery import app
-from tests.celery_worker import _forget_broker_connections, wait_for
 from tests.faults.held_task import DONE, RELEASE, STARTED, hold, lines
+from tests.support.celery_worker import _forget_broker_connections, wait_for
 
 MASTER = "dragonheart-test"
 GAVE_UP = "Unrecoverable error"

@@ -7,9 +7,9 @@ from __future__ import annotations
 from django.conf import settings
 
 from outbox.services import CLAIM_TIMEOUT
-from tests.celery_worker import wait_for
 from tests.faults.helpers import started, turn_rows
-from tests.games.helpers import play_first_legal
+from tests.support.api_plays import play_first_legal
+from tests.support.celery_worker import wait_for
 
 
 def test_a_send_never_outlives_its_claim():

@@ -9,10 +9,10 @@ from typing import Any
 
 from games.models import Game
 from notifications import tasks
-from tests.celery_worker import wait_for
 from tests.faults.helpers import started, turn_rows, two_minutes_later
 from tests.faults.smtp_sink import Stage
-from tests.games.helpers import play_first_legal
+from tests.support.api_plays import play_first_legal
+from tests.support.celery_worker import wait_for
 
 
 def _killed_while_sending(stage: Stage, workers, own_redis, sink, api, alice, bob) -> Game:

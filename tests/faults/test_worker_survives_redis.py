@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import signal
 
-from tests.celery_worker import wait_for
 from tests.faults.held_task import DONE, RELEASE, STARTED, hold, lines
-from tests.faults.worker_process import WorkerProcess
-from tests.redis_server import OwnRedis
+from tests.support.celery_worker import wait_for
+from tests.support.redis_server import OwnRedis
+from tests.support.worker_process import WorkerProcess
 
 PREFORK = ("--pool=prefork", "--concurrency=2", "-I", "tests.faults.held_task")
 

@@ -11,7 +11,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from engine.record import replay_document
 from games import challenges, services
 from games.models import Game, GameEvent, Series
-from tests.games.tables import footprint, play, play_to_end, stack_the_deck, start
+from tests.support.tables import footprint, play, play_to_end, stack_the_deck, start
 
 PASSWORD = "dragon-heart-42"
 # Alice (seat a, moving first) holds a princess, three heroes and a dwarf; Bob five dwarves.

@@ -9,7 +9,7 @@ from django.utils import timezone
 from accounts import services as account_services
 from games import challenges, services, tasks
 from games.models import Game
-from tests.celery_worker import wait_for
+from tests.support.celery_worker import wait_for
 
 
 def test_a_bot_that_moves_first_is_played_by_the_worker(transactional_db, celery_on_redis):

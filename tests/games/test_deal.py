@@ -18,8 +18,8 @@ from django.test import Client
 from engine import deal
 from games import challenges, services
 from games.models import Game, GameEvent
-from tests.games.helpers import hidden_ids
-from tests.games.tables import play_first_legal, play_to_end, stack_the_deck, start
+from tests.support.api_plays import hidden_ids
+from tests.support.tables import play_first_legal, play_to_end, stack_the_deck, start
 
 ROOT = Path(__file__).resolve().parents[2]
 APPS = ("core", "accounts", "outbox", "games", "notifications", "dragonheart_site", "templates")

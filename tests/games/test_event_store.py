@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from games import event_log, services
 from games.models import Game, GameEvent
-from tests.games.tables import play_first_legal, play_to_end, start
+from tests.support.tables import play_first_legal, play_to_end, start
 
 
 @pytest.fixture

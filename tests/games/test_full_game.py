@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.games.helpers import hidden_ids, leaked
+from tests.support.api_plays import hidden_ids, leaked
 
 ROOT = Path(__file__).resolve().parents[2]
 

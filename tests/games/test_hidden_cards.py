@@ -13,8 +13,8 @@ from django.test import Client
 
 from engine.cards import ALL_CARDS
 from games.models import Game, GameEvent
-from tests.games.helpers import hidden_ids, leaked
-from tests.games.tables import footprint, play, play_first_legal, stack_the_deck, start
+from tests.support.api_plays import hidden_ids, leaked
+from tests.support.tables import footprint, play, play_first_legal, stack_the_deck, start
 
 # A card id standing alone: not inside a game id, invite token or CSRF token (all [A-Za-z0-9_-]),
 # nor a CSS colour (#a00).

@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games.models import Game
-from tests.games.tables import play_first_legal, play_to_end, start
+from tests.support.tables import play_first_legal, play_to_end, start
 
 
 def _queries(client: Any, url: str) -> int:

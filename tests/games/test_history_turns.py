@@ -13,8 +13,8 @@ from engine import events as ev
 from engine.replay import fold
 from games import event_log, history, services, vacations
 from games.models import Game, GameEvent
-from tests.games.helpers import hidden_ids
-from tests.games.tables import play, play_first_legal, play_to_end, stack_the_deck, start
+from tests.support.api_plays import hidden_ids
+from tests.support.tables import play, play_first_legal, play_to_end, stack_the_deck, start
 
 # A card id standing alone, as in test_hidden_cards: not inside a game id or token, nor a colour.
 CARD_ID = re.compile(r"(?<![\w#-])[ab]\d\d(?![\w-])")

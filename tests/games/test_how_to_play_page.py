@@ -12,8 +12,8 @@ from django.utils import translation
 from engine.cards import TYPES
 from games import challenges
 from games.templatetags.games_extras import type_label
-from tests.games.tables import start
-from tests.games.test_i18n import CARD_NAMES
+from tests.support.names import CARD_NAMES, ENGLISH_NAMES
+from tests.support.tables import start
 
 
 @pytest.fixture(autouse=True)
@@ -22,19 +22,6 @@ def _english_afterwards():  # type: ignore[no-untyped-def]
     # LocaleMiddleware activates it and nothing deactivates it): later tests expect English.
     yield
     translation.deactivate()
-
-
-ENGLISH_NAMES = [
-    "Treasure chest",
-    "Fire dragon",
-    "Petrified dragon",
-    "Princess",
-    "Troll",
-    "Dwarf",
-    "Hero",
-    "Dragon huntress",
-    "Ship",
-]
 
 
 def _page(client, url: str = "/how-to-play/", lang: str = "en") -> str:  # type: ignore[no-untyped-def]

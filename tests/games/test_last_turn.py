@@ -14,7 +14,7 @@ from django.utils import timezone, translation
 from engine.cards import CARD_TYPE
 from games import challenges, services
 from games.models import Game
-from tests.games.tables import play, play_first_legal, stack_the_deck, start
+from tests.support.tables import play, play_first_legal, stack_the_deck, start
 
 # alice opens with a 1-point chest; bob's fire dragon (2) takes it.
 A_HAND = ["a00", "a02", "a16", "a23", "a24"]

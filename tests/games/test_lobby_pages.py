@@ -13,7 +13,7 @@ from games import challenges, services
 from games.forms import CreateGameForm
 from games.models import Game, shown_name
 from games.templatetags.players import outcome_for
-from tests.games.tables import play_first_legal, start
+from tests.support.tables import play_first_legal, start
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games import challenges
-from tests.games.tables import start
+from tests.support.tables import start
 
 
 def _idle_poll_queries(client) -> int:  # type: ignore[no-untyped-def]

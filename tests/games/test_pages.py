@@ -12,7 +12,7 @@ from accounts import services as account_services
 from engine.cards import CARD_TYPE
 from games import challenges, services
 from games.models import Game
-from tests.games.helpers import advance, hidden_ids
+from tests.support.api_plays import advance, hidden_ids
 
 
 def _page_client(client, user):

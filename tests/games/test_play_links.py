@@ -11,7 +11,7 @@ from django.test import Client
 
 from games import challenges, play_links, services
 from games.models import Game, GameEvent
-from tests.games.helpers import hidden_ids, ordinary_play
+from tests.support.api_plays import hidden_ids, ordinary_play
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.authentication import forget_locally
 from games import challenges
-from tests.games.helpers import advance, ordinary_play
+from tests.support.api_plays import advance, ordinary_play
 
 
 def _new_game(api, alice, bob):

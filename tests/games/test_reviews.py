@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 
 from games import reviews, services, tasks
 from games.models import Game, GameReview, TurnReview
-from tests.games.tables import play_first_legal, play_to_end, start
+from tests.support.tables import play_first_legal, play_to_end, start
 
 
 def _finished(alice: Any, bob: Any) -> Game:

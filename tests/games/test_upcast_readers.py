@@ -18,8 +18,8 @@ from games import challenges, event_log, services
 from games.management.commands.verify_games import problems_of
 from games.models import Game, GameEvent
 from notifications import emails
-from tests.games.helpers import advance
-from tests.games.tables import play_to_end
+from tests.support.api_plays import advance
+from tests.support.tables import play_to_end
 
 
 def _from_v0(event: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from games import challenges, services
 from games.models import Game, GameEvent
-from tests.games.helpers import advance
+from tests.support.api_plays import advance
 
 
 def _verify() -> tuple[int, str]:

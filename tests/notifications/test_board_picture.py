@@ -10,7 +10,7 @@ from django.core import mail
 from games import challenges, event_log, history, presenters
 from games.models import Game
 from notifications import board_picture
-from tests.games.helpers import hidden_ids, leaked, play_first_legal
+from tests.support.api_plays import hidden_ids, leaked, play_first_legal
 
 
 def _turn_email(api, alice, bob, capture):

@@ -13,7 +13,7 @@ from notifications import services as notifications
 from notifications.emails import _local_deadline
 from notifications.models import Preferences
 from outbox.models import Notification
-from tests.games.helpers import play_first_legal
+from tests.support.api_plays import play_first_legal
 
 START = datetime(2026, 10, 24, 12, 0, tzinfo=UTC)  # Berlin leaves summer time on the 25th
 

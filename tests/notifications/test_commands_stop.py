@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.celery_worker import wait_for
-from tests.faults.worker_process import ROOT, database_url
+from tests.support.celery_worker import wait_for
+from tests.support.worker_process import ROOT, database_url
 
 
 def _run(command: list[str], log: Path, **env: str) -> subprocess.Popen[bytes]:

@@ -12,7 +12,7 @@ from django.core import mail
 from games import challenges, services
 from games.models import Game
 from notifications.models import Preferences
-from tests.games.helpers import ordinary_play
+from tests.support.api_plays import ordinary_play
 
 INTERNAL = re.compile(r"\b(fire_dragon|stone_dragon|[ab]\d{2})\b")
 ENGLISH_NAMES = re.compile(

@@ -14,7 +14,7 @@ from games import challenges, services
 from games.models import Game
 from notifications import tasks
 from outbox.models import Notification
-from tests.games.helpers import ordinary_play
+from tests.support.api_plays import ordinary_play
 
 
 def _started(alice, bob) -> Game:

@@ -19,10 +19,10 @@ from dragonheart_site.celery import app
 from games import challenges
 from notifications import tasks
 from outbox.models import Notification
-from tests.cache_settings import production_caches
-from tests.celery_worker import _forget_broker_connections, wait_for
-from tests.games.helpers import play_first_legal
-from tests.redis_server import OwnRedis
+from tests.support.api_plays import play_first_legal
+from tests.support.cache_settings import production_caches
+from tests.support.celery_worker import _forget_broker_connections, wait_for
+from tests.support.redis_server import OwnRedis
 
 
 @pytest.fixture

@@ -25,8 +25,8 @@ from notifications import services as notifications
 from notifications.relay import OutboxRelay
 from outbox import services as outbox
 from outbox.models import Notification
-from tests.celery_worker import wait_for
 from tests.notifications.freezing_proxy import FreezingProxy
+from tests.support.celery_worker import wait_for
 
 # For the tests that listen (in the test's thread or the relay's): the relay listens on the
 # "direct" alias (the same test database as "default"). Only on committed data: a mirror in a

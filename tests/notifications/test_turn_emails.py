@@ -20,7 +20,7 @@ from notifications import services as notifications
 from notifications.models import Preferences
 from outbox import services as outbox
 from outbox.models import Notification
-from tests.games.helpers import hidden_ids, play_first_legal
+from tests.support.api_plays import hidden_ids, play_first_legal
 
 VALUES = CARD_VALUES["standard"]
 

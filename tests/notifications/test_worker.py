@@ -9,7 +9,7 @@ from engine.cards import CARD_TYPE
 from games import challenges, services
 from outbox import services as outbox
 from outbox.models import Notification
-from tests.celery_worker import wait_for
+from tests.support.celery_worker import wait_for
 
 
 def test_a_challenge_accepted_sends_the_first_player_one_email_through_the_worker(

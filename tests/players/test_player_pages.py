@@ -15,8 +15,8 @@ from rest_framework.test import APIClient
 from games import services
 from games.models import Game
 from ratings.models import Rating
-from tests.games.helpers import hidden_ids
-from tests.games.tables import play_first_legal, play_to_end, start
+from tests.support.api_plays import hidden_ids
+from tests.support.tables import play_first_legal, play_to_end, start
 
 pytestmark = pytest.mark.django_db
 CARD_ID = re.compile(r"(?<![\w-])[ab][0-4]\d(?![\w-])")

@@ -18,7 +18,7 @@ from games.models import Game
 from ratings.glicko import START, Glicko, rate
 from ratings.models import Rating, RatingChange
 from ratings.selectors import leaderboard, shown_for
-from tests.games.tables import play_first_legal, play_to_end, start
+from tests.support.tables import play_first_legal, play_to_end, start
 
 pytestmark = pytest.mark.django_db
 

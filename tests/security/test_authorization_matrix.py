@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from django.urls import resolve
 
-from tests.security.world import PASSWORD, World, build_world, changed_tables, routes, snapshot
+from tests.support.world import PASSWORD, World, build_world, changed_tables, routes, snapshot
 
 CAST = ("alice", "bob", "charlie", "anon")
 LEGAL = "alice's first legal play"

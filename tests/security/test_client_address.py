@@ -17,8 +17,8 @@ from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
 from accounts.throttling import FAILURES_ALLOWED
-from tests.security.production import ROOT, production_env, run
-from tests.security.world import PASSWORD, World, build_world
+from tests.support.production import ROOT, production_env, run
+from tests.support.world import PASSWORD, World, build_world
 
 PROXY = "10.0.0.1"  # the address gunicorn sees behind one proxy
 OTHER_PROXY = "10.0.0.2"  # the inner one of two

@@ -18,7 +18,7 @@ import yaml
 from django.conf import settings
 from gunicorn.config import Config
 
-from tests.security.production import ROOT
+from tests.support.production import ROOT
 
 SINGLE = ROOT / "docker-compose.yml"
 CLUSTER = ROOT / "docker-compose.cluster.yml"

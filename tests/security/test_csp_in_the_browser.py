@@ -13,8 +13,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from games import services
 from games.models import Game
-from tests.e2e.conftest import goto
-from tests.e2e.test_play_in_the_browser import DEAL, sign_up, take_turn
+from tests.support.browser import DEAL, goto, sign_up, take_turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

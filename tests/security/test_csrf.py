@@ -15,7 +15,7 @@ from django.utils.http import urlsafe_base64_encode
 from rest_framework.test import APIClient
 
 from games.models import Game
-from tests.security.world import PASSWORD, World, build_world, changed_tables, routes, snapshot
+from tests.support.world import PASSWORD, World, build_world, changed_tables, routes, snapshot
 
 NEW_PASSWORD = "another-dragon-77"
 LEGAL = "alice's first legal play"

@@ -9,8 +9,8 @@ import pytest
 from django.conf import settings
 from django.test import Client, override_settings
 
-from tests.security.production import HOST, SECURITY_SETTINGS, production_env, production_settings, run
-from tests.security.world import PASSWORD, World, build_world
+from tests.support.production import HOST, SECURITY_SETTINGS, production_env, production_settings, run
+from tests.support.world import PASSWORD, World, build_world
 
 CHECK_DEPLOY = ["manage.py", "check", "--deploy", "--fail-level", "WARNING"]
 

@@ -11,7 +11,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from dragonheart_site import environment
-from tests.security.production import production_env, run
+from tests.support.production import production_env, run
 
 READ = (
     "import json, django; django.setup(); from django.conf import settings as s; "

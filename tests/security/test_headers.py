@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from tests.security.world import World, build_world
+from tests.support.world import World, build_world
 
 PAGES = [
     ("/", None),

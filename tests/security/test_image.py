@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.production import ROOT, production_env
+from tests.support.production import ROOT, production_env
 
 # What the image's server process reads besides Python code.
 SCRIPT = """

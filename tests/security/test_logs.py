@@ -27,9 +27,9 @@ from rest_framework.throttling import ScopedRateThrottle
 
 from games import event_log
 from games.models import Game
-from tests.games.helpers import play_first_legal
-from tests.security.production import production_settings
-from tests.security.world import PASSWORD, World, build_world
+from tests.support.api_plays import play_first_legal
+from tests.support.production import production_settings
+from tests.support.world import PASSWORD, World, build_world
 
 WRONG_PASSWORD = "not-the-dragon-99"
 TURNS = 8

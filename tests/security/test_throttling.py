@@ -10,7 +10,7 @@ import pytest
 from rest_framework.throttling import ScopedRateThrottle
 
 from accounts.throttling import FAILURES_ALLOWED
-from tests.security.world import PASSWORD, World, build_world, changed_tables, snapshot
+from tests.support.world import PASSWORD, World, build_world, changed_tables, snapshot
 
 
 @pytest.fixture

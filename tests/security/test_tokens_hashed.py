@@ -20,9 +20,9 @@ from django.urls import reverse
 
 from accounts.authentication import forget_locally
 from accounts.models import ApiToken, token_digest
-from tests.cache_settings import production_caches
-from tests.redis_server import OwnRedis
-from tests.security.world import PASSWORD, World, build_world
+from tests.support.cache_settings import production_caches
+from tests.support.redis_server import OwnRedis
+from tests.support.world import PASSWORD, World, build_world
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import functools
 import json
 from typing import Any
 
-from tests.security.production import production_env, run
+from tests.support.production import production_env, run
 
 
 @functools.cache

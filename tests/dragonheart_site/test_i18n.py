@@ -20,6 +20,7 @@ from engine.cards import TYPES
 from games import challenges
 from games.models import Game
 from games.templatetags.games_extras import type_label
+from tests.support.names import CARD_NAMES
 
 LOCALES = Path(settings.BASE_DIR) / "locale"
 TRANSLATED = [code for code, _name in settings.LANGUAGES if code != "en"]
@@ -31,52 +32,6 @@ SCRIPTS = Path(settings.BASE_DIR) / "static" / "js"
 
 # RULES.md section 0: the card (and space) names of each edition, in the order of engine.cards.TYPES
 # (CH FD PD PR TR DW HE HU SH).
-CARD_NAMES = {
-    "de": [
-        "Schatztruhe",
-        "Feuerdrache",
-        "Versteinerter Drache",
-        "Prinzessin",
-        "Troll",
-        "Zwerg",
-        "Held",
-        "Drachenjägerin",
-        "Schiff",
-    ],
-    "fr": [
-        "Coffre au trésor",
-        "Dragon de feu",
-        "Dragon pétrifié",
-        "Princesse",
-        "Troll",
-        "Nain",
-        "Héros",
-        "Chasseuse de dragons",
-        "Navire",
-    ],
-    "es": [
-        "Cofre del tesoro",
-        "Dragón de fuego",
-        "Dragón petrificado",
-        "Princesa",
-        "Troll",
-        "Enano",
-        "Héroe",
-        "Cazadora de dragones",
-        "Barco",
-    ],
-    "uk": [
-        "Скарбниця",
-        "Вогненний дракон",
-        "Скам'янілий дракон",
-        "Чарівниця",
-        "Троль",
-        "Ґном",
-        "Лицар",
-        "Мисливиця",
-        "Корабель",
-    ],
-}
 DWARVES = {  # counts 1, 2, 5
     "de": ["Zwerg", "Zwerge", "Zwerge"],
     "es": ["enano", "enanos", "enanos"],

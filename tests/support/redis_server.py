@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 
 from dragonheart_site.celery import app
-from tests.celery_worker import _forget_broker_connections, wait_for
+from tests.support.celery_worker import _forget_broker_connections, wait_for
 
 
 class OwnRedis:

@@ -16,7 +16,7 @@ from engine import legal_plays
 from games import challenges, event_log, play_links, services
 from games.models import Game
 from notifications.preferences import preferences_of, unsubscribe_token
-from tests.games.tables import start
+from tests.support.tables import start
 
 PASSWORD = "dragon-heart-42"
 CAST = ("alice", "bob", "charlie")
