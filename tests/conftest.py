@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import base64
 import os
 import random
 import time
@@ -12,9 +13,10 @@ from hypothesis import settings as hypothesis_settings
 
 # Property tests draw the same examples on every run, as every other test is seeded: a failure
 # comes back on the next run, and no run passes or fails on chance. HYPOTHESIS_PROFILE=explore
-# draws new examples, for looking for bugs by hand.
-hypothesis_settings.register_profile("seeded", derandomize=True, database=None)
-hypothesis_settings.register_profile("explore")
+# draws new examples, for looking for bugs by hand. No deadline: a test never fails on time
+# (an example that took 0.4 s on a loaded machine failed one that way).
+hypothesis_settings.register_profile("seeded", derandomize=True, database=None, deadline=None)
+hypothesis_settings.register_profile("explore", deadline=None)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "seeded"))
 
 
@@ -49,13 +51,17 @@ def _postgresql_when_marked(request: pytest.FixtureRequest) -> None:
         )
 
 
+def _in_engine_tests(request: pytest.FixtureRequest) -> bool:
+    return request.node.path.is_relative_to(os.path.join(os.path.dirname(__file__), "engine"))
+
+
 @pytest.fixture(autouse=True)
 def _seeded_table(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every deal, card put back and bot move of a test comes from a generator seeded by the
     test's own name, never the site's unpredictable one: about one deal in a hundred ends
     within 40 plays, and a test that played 40 failed on such a deal once a run in twenty.
     A test that needs particular hands stacks the deck over this (tests/support/tables.py)."""
-    if request.node.path.is_relative_to(os.path.join(os.path.dirname(__file__), "engine")):
+    if _in_engine_tests(request):
         return  # the engine's tests take their generators as arguments and load no Django
     from games import services
 
@@ -107,6 +113,25 @@ def _fast_password_hashing(settings):  # type: ignore[no-untyped-def]
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+# A white pixel, a PNG as the email's board picture is one (see _board_picture_where_looked_at).
+BLANK_PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4//8/AAX+Av4N70a4AAAAAElFTkSuQmCC"
+)
+
+
+@pytest.fixture(autouse=True)
+def _board_picture_where_looked_at(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every turn email carries the board drawn as a PNG (resvg: the most costly step of a
+    test that plays a few turns), and only the tests marked ``board_picture`` look at it. The
+    others get a white pixel in its place: the email keeps its parts, its cid and its size
+    class, and what the picture shows is tested where it is looked at."""
+    if request.node.get_closest_marker("board_picture") or _in_engine_tests(request):
+        return
+    from notifications import board_picture
+
+    monkeypatch.setattr(board_picture, "board_png", lambda view, names: BLANK_PNG)
+
+
 @pytest.fixture(autouse=True)
 def _quick_reviews(settings):  # type: ignore[no-untyped-def]
     # A finished game's review runs in-process when tasks are eager (on commit, so in every
@@ -115,7 +140,14 @@ def _quick_reviews(settings):  # type: ignore[no-untyped-def]
     settings.REVIEW_ITERATIONS = 2
 
 
-pytest_plugins = ["tests.support.browser", "tests.support.celery_worker", "tests.support.redis_server"]
+# workers first: the others import it, and a plugin imported before pytest registers it cannot
+# have its asserts rewritten.
+pytest_plugins = [
+    "tests.support.workers",
+    "tests.support.browser",
+    "tests.support.celery_worker",
+    "tests.support.redis_server",
+]
 
 
 # --- The cast: alice, bob and charlie, confirmed players with the same password, created

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from django.core import mail
 
 from games import challenges, event_log, history, presenters
 from games.models import Game
 from notifications import board_picture
 from tests.support.api_plays import hidden_ids, leaked, play_first_legal
+
+pytestmark = pytest.mark.board_picture  # the real picture, not tests/conftest.py's white pixel
 
 
 def _turn_email(api, alice, bob, capture):

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from django.urls import resolve
 
-from tests.support.world import PASSWORD, World, build_world, changed_tables, routes, snapshot
+from tests.support.world import PASSWORD, World, changed_tables, routes, snapshot
 
 CAST = ("alice", "bob", "charlie", "anon")
 LEGAL = "alice's first legal play"
@@ -161,11 +161,6 @@ def _cells(rows: list[Row]) -> list[Any]:
         for row in rows
         for actor, cell in zip(CAST, row.cells, strict=True)
     ]
-
-
-@pytest.fixture
-def world(db) -> World:  # type: ignore[no-untyped-def]
-    return build_world()
 
 
 def _body(world: World, row: Row, page: bool) -> Any:

@@ -18,15 +18,10 @@ from rest_framework.throttling import ScopedRateThrottle
 
 from accounts.throttling import FAILURES_ALLOWED
 from tests.support.production import ROOT, production_env, run
-from tests.support.world import PASSWORD, World, build_world
+from tests.support.world import PASSWORD
 
 PROXY = "10.0.0.1"  # the address gunicorn sees behind one proxy
 OTHER_PROXY = "10.0.0.2"  # the inner one of two
-
-
-@pytest.fixture
-def world(db) -> World:  # type: ignore[no-untyped-def]
-    return build_world()
 
 
 @pytest.fixture

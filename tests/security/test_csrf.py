@@ -15,7 +15,7 @@ from django.utils.http import urlsafe_base64_encode
 from rest_framework.test import APIClient
 
 from games.models import Game
-from tests.support.world import PASSWORD, World, build_world, changed_tables, routes, snapshot
+from tests.support.world import PASSWORD, World, changed_tables, routes, snapshot
 
 NEW_PASSWORD = "another-dragon-77"
 LEGAL = "alice's first legal play"
@@ -103,11 +103,6 @@ def post_forms(html: str, page: str) -> list[dict[str, Any]]:
         form["path"] = urlsplit(form["action"]).path or urlsplit(page).path
         form["route"] = resolve(form["path"]).view_name
     return forms
-
-
-@pytest.fixture
-def world(db) -> World:  # type: ignore[no-untyped-def]
-    return build_world()
 
 
 def _places(world: World) -> dict[str, Any]:

@@ -7,8 +7,6 @@ from html.parser import HTMLParser
 
 import pytest
 
-from tests.support.world import World, build_world
-
 PAGES = [
     ("/", None),
     ("/", "alice"),
@@ -26,11 +24,6 @@ PAGES = [
     ("/api/docs/", None),
 ]
 API = ["/api/health/", "/api/games/{active}/", "/api/schema/", "/api/docs/?script="]
-
-
-@pytest.fixture
-def world(db) -> World:  # type: ignore[no-untyped-def]
-    return build_world()
 
 
 def _assert_secure_headers(response) -> None:  # type: ignore[no-untyped-def]

@@ -29,7 +29,7 @@ from games import event_log
 from games.models import Game
 from tests.support.api_plays import play_first_legal
 from tests.support.production import production_settings
-from tests.support.world import PASSWORD, World, build_world
+from tests.support.world import PASSWORD, World
 
 WRONG_PASSWORD = "not-the-dragon-99"
 TURNS = 8
@@ -60,11 +60,6 @@ def log(production_logging) -> Iterator[io.StringIO]:  # type: ignore[no-untyped
     root.setLevel(saved_level)
     for name, level in saved_levels.items():
         logging.getLogger(name).setLevel(level)
-
-
-@pytest.fixture
-def world(db) -> World:  # type: ignore[no-untyped-def]
-    return build_world()
 
 
 def hidden_at_the_start(game: Game) -> set[str]:

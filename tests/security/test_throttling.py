@@ -10,12 +10,7 @@ import pytest
 from rest_framework.throttling import ScopedRateThrottle
 
 from accounts.throttling import FAILURES_ALLOWED
-from tests.support.world import PASSWORD, World, build_world, changed_tables, snapshot
-
-
-@pytest.fixture
-def world(db) -> World:  # type: ignore[no-untyped-def]
-    return build_world()
+from tests.support.world import PASSWORD, changed_tables, snapshot
 
 
 @pytest.fixture

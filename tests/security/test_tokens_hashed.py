@@ -22,12 +22,7 @@ from accounts.authentication import forget_locally
 from accounts.models import ApiToken, token_digest
 from tests.support.cache_settings import production_caches
 from tests.support.redis_server import OwnRedis
-from tests.support.world import PASSWORD, World, build_world
-
-
-@pytest.fixture
-def world(db) -> World:  # type: ignore[no-untyped-def]
-    return build_world()
+from tests.support.world import PASSWORD
 
 
 def database_text() -> str:

@@ -56,14 +56,16 @@ def open_page(browser):  # type: ignore[no-untyped-def]
 def goto(page, url: str):  # type: ignore[no-untyped-def]
     """``page.goto``, tried again when the page's own poll reloaded it at that very moment
     (a game or waiting page refreshes itself once the game moves: "navigation interrupted by
-    another navigation"). Both navigations lead to the same page, so once more is enough."""
+    another navigation", or, when the page's reload wins, "net::ERR_ABORTED" for ours). Both
+    navigations lead to the same page, so once more is enough."""
     from playwright.sync_api import Error
 
     for attempt in range(3):
         try:
             return page.goto(url)
         except Error as exc:
-            if "interrupted by another navigation" not in str(exc) or attempt == 2:
+            raced = "interrupted by another navigation" in str(exc) or "net::ERR_ABORTED" in str(exc)
+            if not raced or attempt == 2:
                 raise
     return None
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterator
 
@@ -12,10 +11,7 @@ from celery.contrib.testing.worker import start_worker
 from django.db import connection
 
 from dragonheart_site.celery import app
-
-# A database of its own, away from anything else; test runs side by side on one machine give
-# each its own (a worker of one run would take the other's tasks).
-BROKER = os.environ.get("CELERY_TEST_BROKER_URL", "redis://127.0.0.1:6379/14")
+from tests.support.workers import real_worker_broker_url
 
 
 def _forget_broker_connections() -> None:
@@ -28,9 +24,10 @@ def _forget_broker_connections() -> None:
 @pytest.fixture
 def celery_on_redis(settings) -> Iterator[None]:  # type: ignore[no-untyped-def]
     # Tasks left in the queue by an earlier, interrupted run would only slow this worker down.
-    redis.Redis.from_url(BROKER).flushdb()
+    broker = real_worker_broker_url()  # a database of its own, per test process (tests/support/workers.py)
+    redis.Redis.from_url(broker).flushdb()
     saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager", "result_backend")}
-    app.conf.update(broker_url=BROKER, task_always_eager=False, result_backend=None)
+    app.conf.update(broker_url=broker, task_always_eager=False, result_backend=None)
     _forget_broker_connections()
     settings.BOT_MOVE_DELAY_SECONDS = 0
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):

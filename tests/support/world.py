@@ -3,11 +3,17 @@ what "nothing was written" means: every row of every table the site writes, unch
 
 from __future__ import annotations
 
+import random
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from django.apps import apps
-from django.test import Client
+from django.db import transaction
+from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
@@ -126,3 +132,17 @@ def routes(patterns: list[Any] | None = None, namespace: str = "") -> dict[str, 
         elif isinstance(pattern, URLPattern):
             found[f"{namespace}{pattern.name or pattern.pattern}"] = pattern.callback
     return found
+
+
+@contextmanager
+def world_kept(name: str) -> Iterator[World]:
+    """One world for tests that each leave it as they found it: built once, inside a transaction
+    of its own, which each test's own transaction (pytest-django's) nests in as a savepoint and
+    rolls back to; the whole is rolled back after the last test. Its deal is seeded by ``name``
+    as every test's is (tests/conftest.py), and its passwords hashed as every test's are, since
+    it is made before any test's fixtures run."""
+    quick_hashing = override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"])
+    with pytest.MonkeyPatch.context() as patch, quick_hashing, transaction.atomic():
+        patch.setattr(services, "_table_rng", random.Random(zlib.crc32(name.encode())))
+        yield build_world()
+        transaction.set_rollback(True)
