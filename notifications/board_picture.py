@@ -18,6 +18,7 @@ from django.template.loader import render_to_string
 from django.utils.text import capfirst
 from django.utils.translation import gettext
 
+from engine.cards import other
 from games.history import type_name
 from games.table import BOARD_ORDER
 from games.templatetags.games_extras import card_label
@@ -82,13 +83,13 @@ def board_svg(view: dict[str, Any], names: dict[str, str]) -> str:
     board = view["board"] or {}
     seat = view["your_seat"]
     piles = {p["seat"]: p["pile_size"] for p in view["players"]}
-    other = "b" if seat == "a" else "a"
+    opponent = other(seat)
     dragon = names[view["dragon"]] if view["dragon"] else "–"
     top = (
         gettext("Voyages %(n)s/3") % {"n": view["voyages"]}
         + f" · {gettext('Great Dragon')}: {dragon}"
         + f" · {gettext('Draw pile')}: {gettext('you')} {piles.get(seat, 0)},"
-        + f" {names[other]} {piles.get(other, 0)}"
+        + f" {names[opponent]} {piles.get(opponent, 0)}"
     )
     grid = "".join(_space(i, kind, board.get(kind, [])) for i, kind in enumerate(BOARD_ORDER))
     below = 34 + 3 * (ROW + 4) + 6
