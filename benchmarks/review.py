@@ -21,7 +21,7 @@ import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from engine.cards import Seat
+from engine.cards import Seat, other
 from engine.events import AnyEvent
 from engine.review import REVIEW_BUDGET, review_log, summarize
 from engine.search import LEVELS, Budget
@@ -69,7 +69,7 @@ def cpu_per_game(games: int, budget: Budget) -> None:
 def _review_match_game(i: int) -> tuple[float, float, float]:
     """(random's average loss, strong's, the review's CPU) of game ``i``."""
     random_seat: Seat = "a" if i % 2 == 0 else "b"
-    strong_seat: Seat = "b" if random_seat == "a" else "a"
+    strong_seat = other(random_seat)
     seed = f"random-vs-strong:{i}"
     bots = {random_seat: "random", strong_seat: "strong"}
     first: Seat = "a" if (i // 2) % 2 == 0 else "b"  # each pairing of seats moves first as often

@@ -7,7 +7,6 @@ import re
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Q, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -22,7 +21,7 @@ from core.errors import Conflict, NotFound
 from core.replicas import reads_may_lag, require_primary
 from engine.record import record_from_events
 from games import challenges, event_log, presenters, selectors, services
-from games.models import DAYS_PER_TURN, Game
+from games.models import DAYS_PER_TURN, Game, GameQuerySet
 
 GAME_ID = OpenApiParameter("game_id", OpenApiTypes.STR, OpenApiParameter.PATH, description="The game's id")
 
@@ -211,13 +210,10 @@ class GameListCreateApi(APIView):
     def get(self, request: Request) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        games: QuerySet[Game] = Game.objects.defer("state", "options")
-        user = request.user
-        mine = Q(player_a=user) | Q(player_b=user)
-        if filters.validated_data["mine"]:
-            games = games.filter(mine)
-        else:
-            games = games.filter(Q(private=False) | mine)
+        games: GameQuerySet = Game.objects.defer("state", "options")
+        user = signed_in(request)
+        mine = games.of_player(user)
+        games = mine if filters.validated_data["mine"] else games.filter(private=False) | mine
         if "status" in filters.validated_data:
             games = games.filter(status=filters.validated_data["status"])
         paginator = GamePagination()

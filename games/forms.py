@@ -119,7 +119,7 @@ class CreateGameForm(forms.Form):
 
     def add_error(self, field: str | None, error: Any) -> None:
         # Each error is shown beside its field (home.html); point the field at it, so that a
-        # screen reader reads the error with the field. Errors of the service (views.home)
+        # screen reader reads the error with the field. Errors of the service (views.lobby.home)
         # come this way too.
         super().add_error(field, error)
         if field in self.fields:

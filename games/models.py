@@ -71,6 +71,12 @@ def shown_name(name: str | None) -> str | None:
     return gettext("Computer (%(level)s)") % {"level": BOT_LEVELS.get(level, level)}
 
 
+class GameQuerySet(models.QuerySet["Game"]):
+    def of_player(self, user: User) -> GameQuerySet:
+        """The games ``user`` plays in, in either seat ("the games of this player")."""
+        return self.filter(models.Q(player_a=user) | models.Q(player_b=user))
+
+
 class Game(models.Model):
     class Status(models.TextChoices):
         CHALLENGE = "challenge", _("waiting for the challenged player")
@@ -136,6 +142,8 @@ class Game(models.Model):
     deal_salt = models.CharField(
         max_length=64, blank=True, default="", help_text="Hex salt of the commitment; secret until the end."
     )
+
+    objects = GameQuerySet.as_manager()
 
     class Meta:
         indexes = [

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Count, Q, QuerySet
 
-from games.models import Game
+from games.models import Game, GameQuerySet
 from ratings import selectors as rating_selectors
 from ratings.selectors import Shown
 
@@ -47,17 +47,17 @@ def game_by_id(game_id: str) -> Game | None:
     return Game.from_db(db.alias, names, values)
 
 
-def _light() -> QuerySet[Game]:
+def _light() -> GameQuerySet:
     # Lists never need the snapshot or the options.
     return Game.objects.defer("state", "options")
 
 
 def lobby(user: User) -> dict[str, list[Game]]:
-    mine = Q(player_a=user) | Q(player_b=user)
-    active = list(_light().filter(mine, status=Game.Status.ACTIVE).order_by("turn_started_at"))
+    mine = _light().of_player(user)
+    active = list(mine.filter(status=Game.Status.ACTIVE).order_by("turn_started_at"))
     your_turn = [g for g in active if g.seat_of(user) == g.to_move]
     challenges = list(
-        _light().filter(mine, status__in=[Game.Status.CHALLENGE, Game.Status.OPEN]).order_by("-created_at")
+        mine.filter(status__in=[Game.Status.CHALLENGE, Game.Status.OPEN]).order_by("-created_at")
     )
     return {
         "your_turn": your_turn,  # longest waiting first
@@ -70,7 +70,7 @@ def lobby(user: User) -> dict[str, list[Game]]:
             .exclude(created_by=user)
             .order_by("-created_at")[:30]
         ),
-        "finished": list(_light().filter(mine, status=Game.Status.FINISHED).order_by("-finished_at")[:20]),
+        "finished": list(mine.filter(status=Game.Status.FINISHED).order_by("-finished_at")[:20]),
     }
 
 
@@ -87,13 +87,11 @@ def lobby_version(user: User) -> str:
     when a challenge arrives, is accepted, declined or cancelled, an open challenge appears
     or goes, a game moves (its version) or ends. The lobby polls with it and is answered
     "nothing new" while it holds, whatever the number of games."""
-    mine = Q(player_a=user) | Q(player_b=user)
     live = [Game.Status.CHALLENGE, Game.Status.OPEN, Game.Status.ACTIVE]
-    rows = (
-        Game.objects.filter(Q(mine, status__in=live) | Q(status=Game.Status.OPEN, private=False))
-        .order_by("pk")
-        .values_list("pk", "status", "version")
+    shown = Game.objects.of_player(user).filter(status__in=live) | Game.objects.filter(
+        status=Game.Status.OPEN, private=False
     )
+    rows = shown.order_by("pk").values_list("pk", "status", "version")
     # A game that ends leaves this set, which changes the fingerprint: finished games need
     # no row of their own.
     digest = hashlib.blake2b(repr(list(rows)).encode(), digest_size=8)
@@ -102,18 +100,15 @@ def lobby_version(user: User) -> str:
 
 def win_loss_record(user: User) -> dict[str, int]:
     """Wins, losses and draws over finished games, in one query."""
-    as_a = Q(player_a=user)
-    as_b = Q(player_b=user)
-    finished = Game.objects.filter(as_a | as_b, status=Game.Status.FINISHED)
+    finished = Game.objects.of_player(user).filter(status=Game.Status.FINISHED)
     return finished.aggregate(
         played=Count("pk"),
-        wins=Count("pk", filter=(as_a & Q(winner="a")) | (as_b & Q(winner="b"))),
-        losses=Count("pk", filter=(as_a & Q(winner="b")) | (as_b & Q(winner="a"))),
+        wins=Count("pk", filter=Q(player_a=user, winner="a") | Q(player_b=user, winner="b")),
+        losses=Count("pk", filter=Q(player_a=user, winner="b") | Q(player_b=user, winner="a")),
         draws=Count("pk", filter=Q(winner="")),
     )
 
 
 def games_of(user: User, *, limit: int = 100) -> QuerySet[Game]:
     """The player's games, newest first (the profile's list)."""
-    mine = Q(player_a=user) | Q(player_b=user)
-    return _light().filter(mine).order_by("-created_at")[:limit]
+    return _light().of_player(user).order_by("-created_at")[:limit]

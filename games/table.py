@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
-from engine.cards import CAPACITY, TYPES
+from engine.cards import CAPACITY, TYPES, Seat, other
 from games import deals, event_log, history, presenters, reviews, services, turns
 from games.models import Game, Series, Vacation
 from ratings import selectors as rating_selectors
@@ -63,7 +63,7 @@ def _takings(board: dict[str, list[dict[str, Any]]] | None) -> dict[str, dict[st
     }
 
 
-def end_notice(view: dict[str, Any], me: str | None, names: dict[str, str]) -> str:
+def end_notice(view: dict[str, Any], me: Seat | None, names: dict[str, str]) -> str:
     """The end in sight, before the viewer plays (rule R1.9.1 of the shared rules contract:
     the game ends once turn ``last_turn`` is complete; ``turn`` counts completed turns)."""
     last, turn = view["last_turn"], view["turn"]
@@ -72,7 +72,7 @@ def end_notice(view: dict[str, Any], me: str | None, names: dict[str, str]) -> s
     if me is None:
         return _("Turn %(n)d is the last of the game.") % {"n": last}
     mine_next = turn + 1 if view["to_move"] == me else turn + 2
-    opponent = names[{"a": "b", "b": "a"}[me]]
+    opponent = names[other(me)]
     if mine_next > last:
         return _("The game ends after %(name)s's next turn: you do not play again.") % {"name": opponent}
     if mine_next + 2 <= last:
@@ -145,7 +145,7 @@ def table_context(game: Game, user: User) -> dict[str, Any]:
         "me": me,
         "seat_ratings": _seat_ratings(game),
         "rating_changes": _rating_changes(game, names),
-        "opponent": {"a": "b", "b": "a"}.get(me or ""),
+        "opponent": other(me) if me else None,
         "reason": history.end_reason(game.end_reason) if game.end_reason else "",
         "away": [
             {"name": game.player_name("a" if v.user_id == game.player_a_id else "b"), "until": v.ends_at}

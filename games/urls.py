@@ -1,16 +1,27 @@
-from django.urls import path
+"""The games app's pages (its API is in api_urls.py). Paths and names are the site's, unprefixed:
+dragonheart_site/urls.py includes this at the root."""
 
-from games import api
+from __future__ import annotations
+
+from django.urls import path
+from django.views.i18n import JavaScriptCatalog
+
+from games.views import guide, history, links, lobby, table
 
 urlpatterns = [
-    path("games/", api.GameListCreateApi.as_view(), name="api-games"),
-    path("games/<str:game_id>/", api.GameDetailApi.as_view(), name="api-game"),
-    path("games/<str:game_id>/plays/", api.PlayCreateApi.as_view(), name="api-plays"),
-    path("games/<str:game_id>/events/", api.EventListApi.as_view(), name="api-events"),
-    path("games/<str:game_id>/record/", api.RecordApi.as_view(), name="api-record"),
-    path("games/<str:game_id>/accept/", api.GameAcceptApi.as_view(), name="api-accept"),
-    path("games/<str:game_id>/decline/", api.GameDeclineApi.as_view(), name="api-decline"),
-    path("games/<str:game_id>/cancel/", api.GameCancelApi.as_view(), name="api-cancel"),
-    path("games/<str:game_id>/resign/", api.GameResignApi.as_view(), name="api-resign"),
-    path("games/<str:game_id>/rematch/", api.GameRematchApi.as_view(), name="api-rematch"),
+    path("", lobby.home, name="home"),
+    path("invite/<str:token>/", lobby.invite, name="invite"),
+    path("how-to-play/", guide.how_to_play, name="how-to-play"),
+    path("play/<str:token>/", links.play_link, name="play-link"),
+    path("games/<str:game_id>/", table.game_page, name="game"),
+    path("games/<str:game_id>/poll/", table.game_poll, name="game-poll"),
+    path("games/<str:game_id>/waiting/", table.game_waiting, name="game-waiting"),
+    path("games/<str:game_id>/play/", table.game_play, name="game-play"),
+    path("games/<str:game_id>/history/", history.game_history, name="game-history"),
+    path("games/<str:game_id>/accept/", table.game_accept, name="game-accept"),
+    path("games/<str:game_id>/decline/", table.game_decline, name="game-decline"),
+    path("games/<str:game_id>/cancel/", table.game_cancel, name="game-cancel"),
+    path("games/<str:game_id>/resign/", table.game_resign, name="game-resign"),
+    path("games/<str:game_id>/rematch/", table.game_rematch, name="game-rematch"),
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),  # turn.js's words
 ]

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Q, Sum
+from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -89,7 +89,7 @@ def _close(vacation: Vacation) -> bool:
 
 
 def _running_games(user: User) -> list[Game]:
-    return list(Game.objects.filter(Q(player_a=user) | Q(player_b=user), status=Game.Status.ACTIVE))
+    return list(Game.objects.of_player(user).filter(status=Game.Status.ACTIVE))
 
 
 def _append_clock_event(game: Game, event: ev.AnyEvent, **extra: Any) -> None:

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext, gettext_noop
 
+from engine.cards import other
 from games import event_log, history, play_links
 from games.models import Game
 from notifications import emails
@@ -85,13 +86,14 @@ def _context(user: User, game: Game, outcome: dict[str, Any]) -> dict[str, Any]:
     state = event_log.load_state(game)
     names = history.names_of(game)
     seat = game.seat_of(user)
+    assert seat is not None  # a reply address is one player's own, in their own game
     plays = play_links.legal_play_links(user=user, game=game, state=state)
     played = (
         play_links.play_label(outcome["cards"], outcome["choice"], state.values) if "cards" in outcome else ""
     )
     return {
         "user": user,
-        "opponent": names["b" if seat == "a" else "a"],
+        "opponent": names[other(seat)],
         **outcome,
         "played": played,
         "reason": gettext(REASONS[outcome["reason"]]) if "reason" in outcome else "",

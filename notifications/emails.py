@@ -18,6 +18,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext
 
 from accounts import services as account_services
+from engine.cards import as_seat, other
 from games import event_log, history, play_links, presenters
 from games.models import Game
 from games.templatetags.games_extras import card_label
@@ -52,7 +53,7 @@ def turn_context(game: Game, user: User) -> dict[str, Any]:
     view = presenters.game_view(game, state, user)
     seat = view["your_seat"]
     names = history.names_of(game)
-    opponent_seat = "b" if seat == "a" else "a"
+    opponent_seat = other(seat)
     piles = {p["seat"]: p["pile_size"] for p in view["players"]}
     return {
         "user": user,
@@ -119,7 +120,7 @@ def notice_context(note: Notification) -> dict[str, Any]:
     assert game is not None
     seat = game.seat_of(user)
     names = history.names_of(game)
-    other = names["b" if seat == "a" else "a"] if seat else names["a"]
+    opponent = names[other(seat)] if seat else names["a"]
     result = ""
     if note.kind == Notification.Kind.GAME_OVER and game.scores:
         result = history.end_reason(game.end_reason)
@@ -127,7 +128,7 @@ def notice_context(note: Notification) -> dict[str, Any]:
         "user": user,
         "game": game,
         "kind": note.kind,
-        "opponent": other,
+        "opponent": opponent,
         "scores": game.scores,
         "winner": game.player_name(game.winner) if game.winner else None,
         "reason": result,
@@ -140,7 +141,8 @@ def digest_email(note: Notification, prefs: Preferences) -> EmailMultiAlternativ
     user = note.user
     games = [
         {
-            "opponent": game.player_name("b" if game.seat_of(user) == "a" else "a"),
+            # A waiting game is one where the reader is to move: the opponent is the other seat.
+            "opponent": game.player_name(other(as_seat(game.to_move))),
             "since": game.turn_started_at,
             "deadline": _local_deadline(game, prefs.time_zone),
             "url": absolute(reverse("game", args=[game.pk])),

@@ -1,6 +1,6 @@
-"""The profile page, where a player sees their games, record, tokens and emails and sets their
-preferences, and the one-click unsubscribe. The profile lives on this, the top app's floor,
-because it shows what every floor below holds."""
+"""The profile page, where a player sees their games, record, tokens and emails, sets their
+preferences and starts a vacation; and the one-click unsubscribe. The profile lives on this,
+the top app's floor, because it shows what every floor below holds."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.models import ApiToken, EmailStatus
 from accounts.users import signed_in
+from core.errors import ServiceError
 from games import selectors as games
 from games import vacations
 from notifications import preferences, selectors
@@ -43,6 +44,21 @@ def profile(request: HttpRequest) -> HttpResponse:
         "email_status": EmailStatus.objects.filter(user=user).first(),
     }
     return render(request, "accounts/profile.html", context)
+
+
+@login_required
+@require_POST
+def vacation_start(request: HttpRequest) -> HttpResponse:
+    """The profile's vacation form: the player's clocks stop for the days given."""
+    try:
+        days = int(request.POST.get("days", ""))
+        vacations.vacation_start(user=signed_in(request), days=days)
+        messages.success(request, _("Enjoy your vacation: your clocks stop until you are back."))
+    except ValueError:
+        messages.error(request, _("Give the number of days."))
+    except ServiceError as exc:
+        messages.error(request, exc.detail)
+    return redirect("profile")
 
 
 @csrf_exempt  # RFC 8058 one-click: mail clients POST without a session or a CSRF token

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from core.errors import NotFound
 from core.replicas import reads_may_lag
+from engine.cards import Seat, other
 from games.models import Game
 from players import selectors
 from ratings import selectors as ratings
@@ -127,10 +128,10 @@ def _point(change: RatingChange) -> dict[str, Any]:
 
 
 def _played(game: Game, user_id: int) -> dict[str, Any]:
-    seat = "a" if game.player_a_id == user_id else "b"
+    seat: Seat = "a" if game.player_a_id == user_id else "b"
     return {
         "id": game.pk,
-        "opponent": game.shown_player_name("b" if seat == "a" else "a"),
+        "opponent": game.shown_player_name(other(seat)),
         "rated": game.rated,
         "status": game.status,
         "your_turn": game.status == Game.Status.ACTIVE and game.to_move == seat,

@@ -9,6 +9,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import Count, Q, QuerySet
 
+from engine.cards import Seat, other
 from games.models import Game
 from ratings import selectors as ratings
 
@@ -33,11 +34,10 @@ class OpponentRecord:
     record: Record
 
 
-def _counted(rows: QuerySet[Game, Any], seat: str) -> QuerySet[Game, Any]:
-    other = "b" if seat == "a" else "a"
+def _counted(rows: QuerySet[Game, Any], seat: Seat) -> QuerySet[Game, Any]:
     return rows.annotate(
         wins=Count("pk", filter=Q(winner=seat)),
-        losses=Count("pk", filter=Q(winner=other)),
+        losses=Count("pk", filter=Q(winner=other(seat))),
         draws=Count("pk", filter=Q(winner="")),
     )
 
@@ -81,14 +81,12 @@ ROW_FIELDS = (
 
 
 def current_games(user: User) -> list[Game]:
-    mine = Q(player_a=user) | Q(player_b=user)
-    running = Game.objects.filter(mine, status=Game.Status.ACTIVE).only(*ROW_FIELDS)
+    running = Game.objects.of_player(user).filter(status=Game.Status.ACTIVE).only(*ROW_FIELDS)
     return list(running.order_by("-turn_started_at")[:50])
 
 
 def recent_games(user: User) -> list[Game]:
-    mine = Q(player_a=user) | Q(player_b=user)
-    finished = Game.objects.filter(mine, status=Game.Status.FINISHED).exclude(end_reason="aborted")
+    finished = Game.objects.of_player(user).filter(status=Game.Status.FINISHED).exclude(end_reason="aborted")
     return list(finished.only(*ROW_FIELDS).order_by("-finished_at")[:RECENT_GAMES])
 
 

@@ -1,8 +1,12 @@
+"""The players app's pages: the leaderboard and a player's page (its API is in api_urls.py)."""
+
+from __future__ import annotations
+
 from django.urls import path
 
-from players import api
+from players import views
 
 urlpatterns = [
-    path("players/<str:name>/", api.PlayerApi.as_view(), name="api-player"),
-    path("leaderboard/", api.LeaderboardApi.as_view(), name="api-leaderboard"),
+    path("players/", views.leaderboard, name="leaderboard"),
+    path("players/<str:name>/", views.player_page, name="player"),
 ]

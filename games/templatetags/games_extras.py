@@ -4,15 +4,23 @@ from functools import cache
 from typing import Any
 
 from django import template
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import capfirst
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from engine.cards import CAPACITY, CARD_TYPE
+from games import art
 from games.history import type_name
 from games.models import shown_name
 
 register = template.Library()
+
+
+@register.simple_tag
+def card_art() -> SafeString:
+    """The card art (games/art.py), drawn once a page for every ``<use href="#sym-…">``."""
+    return mark_safe(art.sprite())
 
 
 @register.filter

@@ -31,13 +31,6 @@ def outcome_for(game: Game, user: Any) -> str:
 
 
 @register.filter
-def opponent_of(game: Game, user: Any) -> str | None:
-    """The other player's shown name, for "waiting for bob"; None for an open seat."""
-    seat = game.seat_of(user)
-    return game.shown_player_name("b" if seat == "a" else "a")
-
-
-@register.filter
 def rating_range(game: Game) -> str:
     """An open challenge's rating range as the lobby shows it: "1400–1700", "1400 or more"."""
     return rating_range_label(game)

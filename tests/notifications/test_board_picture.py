@@ -8,7 +8,9 @@ import re
 import pytest
 from django.core import mail
 
+from engine.cards import TYPES
 from games import challenges, event_log, history, presenters
+from games.art import PALETTE, symbols
 from games.models import Game
 from notifications import board_picture
 from tests.support.api_plays import hidden_ids, leaked, play_first_legal
@@ -78,3 +80,34 @@ def test_a_view_of_the_reader_is_what_presenters_give_them(
     game, reader, _email = _turn_email(api, alice, bob, django_capture_on_commit_callbacks)
     view = presenters.game_view(game, event_log.load_state(game), reader)
     assert board_picture.board_png(view, history.names_of(game)).startswith(b"\x89PNG")
+
+
+def _card(kind: str, n: int) -> dict[str, object]:
+    return {"id": f"a{n:02d}", "type": kind, "value": 2}
+
+
+def test_the_picture_is_coloured_with_the_palette() -> None:
+    # One card of every type on its space, in the hold and in the hand: each drawn in its
+    # type's colour, and nothing outside the card art's own <defs> in a colour of its own.
+    board = {kind: [_card(kind, i)] for i, kind in enumerate(TYPES)}
+    view = {
+        "board": board,
+        "your_seat": "a",
+        "players": [{"seat": "a", "pile_size": 30}, {"seat": "b", "pile_size": 31}],
+        "dragon": None,
+        "voyages": 1,
+        "hold": [_card("hero", 20)],
+        "hand": [_card(kind, 30 + i) for i, kind in enumerate(TYPES)],
+    }
+    svg = board_picture.board_svg(view, {"a": "alice", "b": "bob"})
+    picture = svg.replace(symbols(), "")
+    cards = re.findall(
+        r'style="color:(#\w+)"><rect [^>]*stroke="(#\w+)"[^>]*/><use href="#sym-(\w+)"[^>]*/>'
+        r'<text [^>]*fill="(#\w+)"',
+        picture,
+    )
+    assert len(cards) == len(TYPES) * 2 + 1
+    assert all(PALETTE[kind] == group == edge == value for group, edge, kind, value in cards)
+    assert set(re.findall(r"#[0-9a-fA-F]{3,6}\b", picture)) <= set(PALETTE.values())
+    assert f'fill="{PALETTE["paper"]}"' in picture
+    assert f'fill="{PALETTE["ink"]}"' in picture

@@ -1,0 +1,21 @@
+"""The games API under /api/ (the pages are in urls.py): games, plays, events, records and
+the answers to a challenge."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from games import api
+
+urlpatterns = [
+    path("games/", api.GameListCreateApi.as_view(), name="api-games"),
+    path("games/<str:game_id>/", api.GameDetailApi.as_view(), name="api-game"),
+    path("games/<str:game_id>/plays/", api.PlayCreateApi.as_view(), name="api-plays"),
+    path("games/<str:game_id>/events/", api.EventListApi.as_view(), name="api-events"),
+    path("games/<str:game_id>/record/", api.RecordApi.as_view(), name="api-record"),
+    path("games/<str:game_id>/accept/", api.GameAcceptApi.as_view(), name="api-accept"),
+    path("games/<str:game_id>/decline/", api.GameDeclineApi.as_view(), name="api-decline"),
+    path("games/<str:game_id>/cancel/", api.GameCancelApi.as_view(), name="api-cancel"),
+    path("games/<str:game_id>/resign/", api.GameResignApi.as_view(), name="api-resign"),
+    path("games/<str:game_id>/rematch/", api.GameRematchApi.as_view(), name="api-rematch"),
+]

@@ -1,0 +1,158 @@
+"""A game's page (the table): the page, the polls that keep it fresh (the game's, and the
+waiting page's while a challenge waits), the play form, and the buttons that act on a game
+(accept, decline, cancel, resign, rematch). What the table shows is games/table.py's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRefresh
+
+from accounts.presence import records_presence
+from accounts.throttling import throttled_post
+from accounts.users import signed_in
+from core.errors import ServiceError
+from games import challenges, reviews, selectors, services, table
+from games.errors import StaleVersion
+from games.forms import PlayForm
+from games.models import Game
+
+
+@records_presence
+@login_required
+@require_GET
+def game_waiting(request: HttpRequest, game_id: str) -> HttpResponse:
+    """The waiting page polls this while its challenge waits: one indexed read; 204 while the
+    status holds, else the page reloads (into the game once accepted, or the news that the
+    challenge was declined or cancelled)."""
+    status = Game.objects.filter(pk=game_id).values_list("status", flat=True).first()
+    if status is None:
+        return HttpResponse(status=404)
+    if status == request.GET.get("status"):
+        return HttpResponse(status=204)
+    return HttpResponseClientRefresh()
+
+
+def _game_or_404(game_id: str) -> Game:
+    game = selectors.game_by_id(game_id)
+    if game is None:
+        raise Http404
+    return game
+
+
+@records_presence
+@login_required
+@require_GET
+def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
+    game = _game_or_404(game_id)
+    if request.headers.get("HX-Request") and services.review_by_page() and reviews.review_due(game):
+        reviews.game_review_once(game=game)  # the end screen's poll (services.review_by_page)
+    return render(request, "games/game.html", table.table_context(game, signed_in(request)))
+
+
+@records_presence
+@login_required
+@require_GET
+def game_poll(request: HttpRequest, game_id: str) -> HttpResponse:
+    """htmx polls this every few seconds: one indexed read; 204 while nothing changed, else ask
+    the page to reload. In a bot game the poll is also the bot's clock when tasks run
+    in-process: the page's play only hands the turn over (services.bot_turn_by_poll),
+    and once the bot has "thought" for BOT_MOVE_DELAY_SECONDS the next poll plays its turn, so
+    the player sees the result of their own play first and the bot's reply as its own step."""
+    row = (
+        Game.objects.filter(pk=game_id)
+        .values_list("version", "bot", "to_move", "status", "turn_started_at")
+        .first()
+    )
+    if row is None:
+        return HttpResponse(status=404)
+    version, bot, to_move, status, started = row
+    if (
+        bot
+        and status == Game.Status.ACTIVE
+        and to_move == services.BOT_SEAT
+        and services.bot_turn_due_for_page(started)
+    ):
+        # Idempotent: of two polls at once, one plays and the other finds nothing to do.
+        played = services.bot_play_turn(game_id=game_id)
+    else:
+        played = False
+    if not played and str(version) == request.GET.get("version"):
+        return HttpResponse(status=204)
+    return HttpResponseClientRefresh()
+
+
+@records_presence
+@login_required
+@require_POST
+@throttled_post("plays")
+def game_play(request: HttpRequest, game_id: str) -> HttpResponse:
+    game = _game_or_404(game_id)
+    cards = request.POST.getlist("cards")[:6]
+    form = PlayForm(request.POST)
+    stale = False
+    if form.is_valid():
+        try:
+            services.game_play(
+                game=game,
+                user=signed_in(request),
+                cards=cards,
+                choice=form.cleaned_data["choice"] or None,
+                expected_version=form.cleaned_data["expected_version"],
+                idempotency_key=form.cleaned_data["idempotency_key"] or None,
+                from_page=True,
+            )
+            return redirect("game", game_id=game.pk)
+        except StaleVersion:
+            # Sent from a page that was behind (another tab, the API, the bot): nothing is
+            # played; the page shows the position as it now is and says so.
+            stale = True
+            error = _("The game moved on: here is the position now. Nothing was played; choose again.")
+            game.refresh_from_db()
+        except ServiceError as exc:
+            error = exc.detail
+            game.refresh_from_db()
+    else:
+        error = _("The play could not be read; reload the page and try again.")
+    context = table.table_context(game, signed_in(request))
+    context["play_error"] = error
+    context["stale"] = stale
+    return render(request, "games/game.html", context, status=409 if stale else 400)
+
+
+def _act(service: Any, done: str) -> Any:
+    @login_required
+    @require_POST
+    def view(request: HttpRequest, game_id: str) -> HttpResponse:
+        game = get_object_or_404(Game, pk=game_id)
+        try:
+            result = service(game=game, user=request.user)
+        except ServiceError as exc:
+            messages.error(request, exc.detail)
+            return redirect("game", game_id=game.pk)
+        messages.success(request, DONE_MESSAGES[done])
+        target = result.pk if isinstance(result, Game) else game.pk
+        return redirect("game", game_id=target) if done != "declined" else redirect("home")
+
+    return view
+
+
+DONE_MESSAGES = {
+    "accepted": gettext_lazy("The challenge is accepted."),
+    "declined": gettext_lazy("The challenge is declined."),
+    "cancelled": gettext_lazy("The challenge is cancelled."),
+    "resigned": gettext_lazy("You resigned the game."),
+    "rematch": gettext_lazy("A rematch is on."),
+}
+game_accept = _act(challenges.game_accept, "accepted")
+game_decline = _act(challenges.game_decline, "declined")
+game_cancel = _act(challenges.game_cancel, "cancelled")
+game_resign = _act(services.game_resign, "resigned")
+game_rematch = _act(challenges.game_rematch, "rematch")
