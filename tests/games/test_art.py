@@ -10,7 +10,7 @@ from django.test import Client
 
 from engine.cards import TYPES
 from games import art
-from tests.games.tables import start
+from tests.support.tables import start
 
 SITE_CSS = Path(__file__).resolve().parents[2] / "static" / "css" / "site.css"
 
