@@ -22,9 +22,15 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
-# A page polls every few seconds: each process writes a player's timestamp at most this often.
+# A page polls every few seconds: each process writes a player's timestamp at most this often,
+# and more often under a short window (a quarter of it), so that the stored time lags the
+# player's last request by less than refresh_interval() (see held_until).
 _REFRESH = timedelta(seconds=10)
 _written: dict[int, datetime] = {}
+
+
+def refresh_interval() -> timedelta:
+    return min(_REFRESH, timedelta(seconds=settings.PRESENCE_WINDOW_SECONDS) / 4)
 
 
 def _key(user_id: int) -> str:
@@ -34,7 +40,7 @@ def _key(user_id: int) -> str:
 def mark_present(user_id: int, now: datetime | None = None) -> None:
     now = now or timezone.now()
     last = _written.get(user_id)
-    if last is not None and timedelta(0) <= now - last < _REFRESH:
+    if last is not None and timedelta(0) <= now - last < refresh_interval():
         return
     keep = int(settings.PRESENCE_WINDOW_SECONDS + settings.EMAIL_HOLD_SECONDS) + 60
     try:
@@ -56,11 +62,15 @@ def last_seen(user_id: int) -> datetime | None:
 
 def held_until(user_id: int, now: datetime) -> datetime | None:
     """When a turn email to a player who is present now may go, or None if they are away
-    (and it may go at once): EMAIL_HOLD_SECONDS after their last request."""
+    (and it may go at once): EMAIL_HOLD_SECONDS after their last request. A player seen
+    within PRESENCE_WINDOW_SECONDS is present, whatever the window: the stored time may lag
+    their last request by up to refresh_interval(), so that much more is allowed."""
     seen = last_seen(user_id)
-    if seen is None or now - seen >= timedelta(seconds=settings.PRESENCE_WINDOW_SECONDS):
+    window = timedelta(seconds=settings.PRESENCE_WINDOW_SECONDS) + refresh_interval()
+    if seen is None or now - seen >= window:
         return None
-    return seen + timedelta(seconds=settings.EMAIL_HOLD_SECONDS)
+    until = seen + timedelta(seconds=settings.EMAIL_HOLD_SECONDS)
+    return until if until > now else None
 
 
 def forget() -> None:

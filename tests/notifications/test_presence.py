@@ -162,3 +162,33 @@ def test_a_game_against_the_bot_sends_no_turn_email_while_the_player_is_there(
     assert Notification.objects.filter(
         game=game, user=alice, kind="your_turn", held_until__isnull=False
     ).exists()
+
+
+# --- presence: seen within the window is present, whatever the window -----------------------------
+
+
+def test_a_player_seen_within_a_three_second_window_is_present(settings, alice):
+    settings.PRESENCE_WINDOW_SECONDS = 3
+    start = timezone.now()
+    presence.mark_present(alice.pk, now=start)
+    presence.mark_present(alice.pk, now=start + timedelta(seconds=2))  # a poll, two seconds on
+
+    assert presence.held_until(alice.pk, start + timedelta(seconds=4.5)) is not None  # 2.5 s ago
+
+
+def test_a_poll_not_written_again_still_counts_within_a_three_second_window(settings, alice):
+    settings.PRESENCE_WINDOW_SECONDS = 3
+    start = timezone.now()
+    presence.mark_present(alice.pk, now=start)
+    presence.mark_present(alice.pk, now=start + timedelta(seconds=0.5))  # too soon to write again
+
+    assert presence.last_seen(alice.pk) == start
+    assert presence.held_until(alice.pk, start + timedelta(seconds=3.4)) is not None  # 2.9 s ago
+
+
+def test_a_player_gone_for_longer_than_a_three_second_window_is_away(settings, alice):
+    settings.PRESENCE_WINDOW_SECONDS = 3
+    start = timezone.now()
+    presence.mark_present(alice.pk, now=start)
+
+    assert presence.held_until(alice.pk, start + timedelta(seconds=4)) is None
