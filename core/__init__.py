@@ -3,8 +3,10 @@ and notifications and above the engine alone. The API's errors and their JSON (a
 the kinds of refusal a service raises (errors), the throttles and their counter (throttling,
 cache), the middleware, the API's content negotiation, parser and renderer, the health and
 readiness views and the drain flag (health, drain), the schema and its docs (api_docs; their
-routes in api_urls) and the Celery broker transport live here because every app needs them
-and none owns them.
+routes in api_urls), the Celery broker transport, the one way work with a due time is queued
+(deferred) and the worker that runs it beside `manage.py runserver` in the embedded default
+(embedded_worker, management/commands/runserver) live here because every app needs them and
+none owns them.
 It imports nothing from the apps (lint-imports, tests/test_floors.py): the apps stand on it.
 
 Most of it is library code done faster or mended: Django's, DRF's, django-csp's, kombu's; a

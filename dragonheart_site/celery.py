@@ -1,6 +1,8 @@
-"""The Celery app. Redis is the broker when REDIS_URL is set (through core.broker's transport);
-without it (the embedded default) tasks run in-process, so the site works on a machine with
-nothing else running."""
+"""The Celery app. Redis is the broker when REDIS_URL is set (through core.broker's transport),
+and workers and beat are processes of their own (`celery -A dragonheart_site worker|beat`).
+Without it (the embedded default) the broker is in memory and `manage.py runserver` runs the
+workers and beat in threads beside the server (core/embedded_worker.py), so the site works on a
+machine with nothing else running, its bot moves and reviews made with no page open."""
 
 import os
 

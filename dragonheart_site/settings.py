@@ -1,7 +1,8 @@
 """One settings module, driven by the environment (every variable is listed in .env.example).
 
-With nothing set, the site runs on the embedded default: SQLite beside the code, tasks run
-in-process, email printed to the console, DEBUG on. Production sets DEBUG=0 and then must give
+With nothing set, the site runs on the embedded default: SQLite beside the code, the broker in
+memory with a worker thread beside the server (`manage.py runserver`: core/embedded_worker.py),
+email printed to the console, DEBUG on. Production sets DEBUG=0 and then must give
 SECRET_KEY, DATABASE_URL (PostgreSQL), REDIS_URL and ALLOWED_HOSTS: outside debug there are no
 defaults for secrets, and a process missing its database or Redis stops with a message instead
 of running on its own (docs/deploy.md).
@@ -44,13 +45,16 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    # Before whitenoise: core's runserver (whitenoise's, with the background worker beside it
+    # in the embedded default) must be the one manage.py finds; core's migrate takes a lock
+    # first (core/management/commands). core has no models, templates or static files.
+    "core",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",  # its script tag and HTTP helpers; no view reads request.htmx, so no middleware
-    "core",  # no models: its migrate command takes a lock first (core/management/commands)
     "accounts",
     "outbox",
     "ratings",
@@ -240,14 +244,25 @@ if REDIS_SENTINELS:
     CELERY_BROKER_TRANSPORT = "core.broker:SentinelTransport"
     CELERY_BROKER_TRANSPORT_OPTIONS["master_name"] = REDIS_SENTINEL_MASTER
 else:
-    CELERY_BROKER_URL = REDIS_BROKER_URL or "memory://"
+    # Without Redis (the embedded default) the broker is kombu's in-memory transport: its
+    # messages pass only between threads of one process, so `manage.py runserver` runs the
+    # workers and beat in threads beside the server (core/embedded_worker.py). Tasks are queued
+    # and run with their countdowns there as on Redis; no other process can take them.
+    CELERY_BROKER_URL = REDIS_BROKER_URL or "memory://localhost//"
+    if not REDIS_BROKER_URL:
+        # The in-memory queues are polled (kombu's default: every second): a bot that answers
+        # after its delay, not a second later.
+        CELERY_BROKER_TRANSPORT_OPTIONS["polling_interval"] = 0.1
     # kombu's Redis transport with a channel that lets a worker survive Redis going away while
     # it holds a task (core/broker.py says how). Only for redis:// : naming a transport
     # overrides the URL's scheme, and rediss:// needs kombu's own handling.
     if REDIS_BROKER_URL.startswith("redis://"):
         CELERY_BROKER_TRANSPORT = "core.broker:RedisTransport"
 CELERY_RESULT_BACKEND = None
-CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
+# Off: every task goes through the broker and runs in a worker, on its countdown (a bot's
+# "thinking", the end of a held email's hold). On (the tests' unit runs, tests/conftest.py), a
+# task runs at once in the caller's thread, its countdown ignored.
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -428,15 +443,17 @@ LOGGING = {
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
 
-# Presence (accounts/presence.py): a player whose game page or lobby answered them within the
-# window is at the table, and a "your turn" email to them waits until they have been gone for
-# the hold; then it goes if the turn is still theirs.
 # Ratings (Glicko-2): one game is one rating period, and a player's deviation grows by the
 # volatility for each RATING_PERIOD_DAYS without a rated game; the leaderboard lists players with
 # at least five rated games in the last ESTABLISHED_DAYS whose rating is no longer provisional.
 RATING_PERIOD_DAYS = env.int("RATING_PERIOD_DAYS", default=7)
 ESTABLISHED_DAYS = env.int("ESTABLISHED_DAYS", default=90)
 
+# Presence (accounts/presence.py): a player whose game page or lobby answered them within the
+# window, whatever its length, is at the table. A "your turn" email to them is held until
+# EMAIL_HOLD_SECONDS after their last request, and its delivery queued with a countdown to that
+# moment (outbox.services.hold): it goes then if they have gone and the turn is still theirs,
+# else it is held again.
 PRESENCE_WINDOW_SECONDS = env.int("PRESENCE_WINDOW_SECONDS", default=120)
 EMAIL_HOLD_SECONDS = env.int("EMAIL_HOLD_SECONDS", default=300)
 

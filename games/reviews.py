@@ -63,8 +63,8 @@ def game_review_build(*, game: Game, iterations: int | None = None) -> GameRevie
 
 def game_review_once(*, game: Game) -> GameReview | None:
     """Review ``game`` unless it is reviewed already or another worker is reviewing it: the
-    task delivered twice, a sweep that queued it again, two beats' sweeps or two end-screen
-    polls compute it once. None if nothing was computed. A review that fails gives its claim
+    task delivered twice, a sweep that queued it again or two beats' sweeps compute it
+    once. None if nothing was computed. A review that fails gives its claim
     back, for the next delivery or sweep to try at once."""
     if game.status != Game.Status.FINISHED or GameReview.objects.filter(game=game).exists():
         return None
@@ -133,15 +133,6 @@ MARK_LABELS = {
     TurnReview.Mark.MISTAKE: gettext_lazy("Mistake"),
     TurnReview.Mark.BLUNDER: gettext_lazy("Blunder"),
 }
-
-
-def review_due(game: Game) -> bool:
-    """Whether ``game`` is over and has no review yet (an aborted game has nothing to review)."""
-    return (
-        game.status == Game.Status.FINISHED
-        and game.end_reason != ev.ABORTED
-        and not GameReview.objects.filter(game=game).exists()
-    )
 
 
 def turn_reviews(game: Game) -> dict[int, TurnReview]:

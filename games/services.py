@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from celery import current_app
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Model
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from core import deferred
 from core.errors import Conflict, Forbidden, InvalidRequest, ServiceError
 from engine import (
     Abort,
@@ -43,7 +43,7 @@ from engine.replay import state_from_start
 from engine.rules import start_game
 from engine.state import State
 from engine.visibility import seat_view
-from games import clocks, event_log
+from games import clocks, event_log, vacations
 from games.errors import StaleVersion, illegal_move_detail
 from games.models import Game, IdempotentPlay, Series
 from outbox import services as outbox
@@ -96,13 +96,11 @@ def game_play(
     choice: str | None,
     expected_version: int,
     idempotency_key: str | None = None,
-    from_page: bool = False,
 ) -> PlayOutcome:
     """One play, checked in the order the API promises: seated, version, game running, turn,
     then the rules; raises a ServiceError and writes nothing otherwise. With
     ``idempotency_key`` the key is written with the play, all or nothing, and a retry of the
-    same play under the same key (its version now stale) answers as the first did. A play
-    ``from_page`` may leave the bot's reply to the page's poll (``bot_turn_by_poll``)."""
+    same play under the same key (its version now stale) answers as the first did."""
     key = _checked_key(idempotency_key)
     fingerprint = play_fingerprint(
         game_id=game.pk, cards=cards, choice=choice, expected_version=expected_version
@@ -110,7 +108,7 @@ def game_play(
     if key is not None and (replayed := _replay(game, user, key, fingerprint)) is not None:
         return replayed
     try:
-        state = _play(game, user, Play(tuple(cards), choice), expected_version, key, fingerprint, from_page)
+        state = _play(game, user, Play(tuple(cards), choice), expected_version, key, fingerprint)
     except StaleVersion:
         # The loser of a race with its own retry answers as the winner did.
         if key is not None and (replayed := _replay(game, user, key, fingerprint)) is not None:
@@ -148,7 +146,6 @@ def _play(
     expected_version: int,
     key: str | None,
     fingerprint: str,
-    from_page: bool,
 ) -> State:
     state = play_guards(game=game, user=user, expected_version=expected_version)
     try:
@@ -162,7 +159,7 @@ def _play(
             IdempotentPlay(user=user, key=key, game=game, fingerprint=fingerprint, version=state.version)
         )
     try:
-        _append_with_follow_ups(game, change, bot_turn_queued=not (from_page and bot_turn_by_poll()))
+        _append_with_follow_ups(game, change)
     except IntegrityError:
         if key is None:
             raise
@@ -232,6 +229,27 @@ def time_out_overdue_games(*, now: datetime) -> int:
     return ended
 
 
+def turn_clock_check(*, game_id: str, turn_started: datetime, now: datetime) -> bool:
+    """What the clock of the turn that started at ``turn_started`` asks for at ``now``: a
+    time-out at its deadline (not while its player is away: the vacation's end gives the time
+    back), else its reminder once 75% of its time has gone. True if it did either; nothing
+    for a turn over since (checked twice, it reminds once: the reminder's key)."""
+    game = Game.objects.filter(pk=game_id, status=Game.Status.ACTIVE, turn_started_at=turn_started).first()
+    if game is None or game.deadline is None:
+        return False
+    away = vacations.away_user_ids(now)
+    if now < game.deadline:
+        return now >= clocks.reminder_at(game.deadline, game.days_per_turn) and clocks.remind(game, away)
+    if clocks.player_to_move(game) in away:
+        return False
+    try:
+        game_time_out(game=game)
+    except ServiceError as exc:  # a play at the last second: its turn has a clock of its own
+        log.info("game %s not timed out: %s", game.pk, exc.code)
+        return False
+    return True
+
+
 def player_seat(game: Game, user: User) -> Seat:
     seat = game.seat_of(user)
     if seat is None:
@@ -297,11 +315,13 @@ class Change:
     companions: list[Model] = field(default_factory=list)
 
 
-def _append_with_follow_ups(game: Game, change: Change, *, bot_turn_queued: bool = True) -> None:
+def _append_with_follow_ups(game: Game, change: Change) -> None:
     """Record ``change`` and what follows from it, all or nothing: the turn clock, the "your
     turn" outbox row (in the same statement on PostgreSQL: event_log.append), and at the end
-    of a game its emails and the series' next game (in a transaction). The bot's move is
-    queued once the change has committed. Raises StaleVersion if the version moved."""
+    of a game its emails and the series' next game (in a transaction). Once the change has
+    committed, the work it leaves for later is queued (core.deferred): the bot's move, the
+    review of a finished game (a turn's clock is queued by the minute's sweep: clocks.py).
+    Raises StaleVersion if the version moved."""
     state = change.state
     note = (
         None
@@ -323,13 +343,11 @@ def _append_with_follow_ups(game: Game, change: Change, *, bot_turn_queued: bool
         if state.over:
             _game_over(game, state)
             # Only once the end has committed: the review reads the finished game's log, and
-            # its search (seconds of CPU) must never run inside the play's transaction. Where
-            # tasks run in-process the end screen's poll makes it instead (review_by_page).
-            if not review_by_page():
-                transaction.on_commit(lambda: _queue_review(game.pk))
+            # its search (seconds of CPU) must never run inside the play's transaction.
+            transaction.on_commit(lambda: _queue_review(game.pk))
     if note is not None:
         outbox.announce(note)
-    if not state.over and game.bot and state.to_move == BOT_SEAT and bot_turn_queued:
+    if not state.over and game.bot and state.to_move == BOT_SEAT:
         transaction.on_commit(lambda: _queue_bot_turn(game.pk))
 
 
@@ -353,60 +371,19 @@ def _game_over(game: Game, state: State) -> None:
         _series_progress(game)
 
 
-def bot_turn_due_for_page(turn_started_at: datetime | None) -> bool:
-    """Whether the game page's poll should play the bot's turn now: only when tasks run
-    in-process (a worker plays it on its own countdown) and once the bot has waited its
-    BOT_MOVE_DELAY_SECONDS since the turn became its own."""
-    from django.conf import settings
-
-    if not settings.CELERY_TASK_ALWAYS_EAGER:
-        return False
-    if turn_started_at is None:
-        return True
-    return timezone.now() - turn_started_at >= timedelta(seconds=settings.BOT_MOVE_DELAY_SECONDS)
-
-
-def bot_turn_by_poll() -> bool:
-    """Whether a play from the game page leaves the bot's reply to the page's poll
-    (views.game_poll, which plays it once bot_turn_due_for_page): when tasks run in-process, a
-    queued bot turn would be played at once inside the player's request, whatever its
-    countdown, and the player would never see the board between their play and the bot's. A
-    delay of 0 asks for the reflex (tests of whole games use it); with a worker the countdown
-    already delays the reply. A page closed meanwhile leaves the turn to its next visit."""
-    from django.conf import settings
-
-    return bool(settings.CELERY_TASK_ALWAYS_EAGER) and settings.BOT_MOVE_DELAY_SECONDS > 0
-
-
 def _queue_bot_turn(game_id: str) -> None:
+    """The bot "thinks" for BOT_MOVE_DELAY_SECONDS, then a worker plays its turn; a lost task is
+    queued again by the sweep (queue_overdue_bot_turns)."""
     from django.conf import settings
 
-    try:
-        # By name: games.tasks calls these services (GamesConfig.ready registers it).
-        current_app.signature(BOT_TURN_TASK, (game_id,)).apply_async(
-            countdown=settings.BOT_MOVE_DELAY_SECONDS
-        )
-    except Exception:  # the broker is down: the play stands, the sweep will queue it later
-        log.exception("could not queue the bot's turn in game %s", game_id)
-
-
-def review_by_page() -> bool:
-    """Whether a game's review is left to its end screen's poll (views.game_page): when tasks
-    run in-process, a queued review would run inside the request of the game's last play and
-    hold its answer for the seconds the search takes; the end screen says "in progress" and
-    its next poll writes the review. Like the bot's turn (bot_turn_by_poll), a delay of 0 asks
-    for it at once (tests of whole games)."""
-    from django.conf import settings
-
-    return bool(settings.CELERY_TASK_ALWAYS_EAGER) and settings.BOT_MOVE_DELAY_SECONDS > 0
+    # By name: games.tasks calls these services (GamesConfig.ready registers it).
+    deferred.defer(BOT_TURN_TASK, game_id, countdown=settings.BOT_MOVE_DELAY_SECONDS)
 
 
 def _queue_review(game_id: str) -> None:
-    try:
-        # By name, as the bot's turn: games.tasks imports games.reviews, which reads the log.
-        current_app.signature(REVIEW_TASK, (game_id,)).apply_async()
-    except Exception:  # the broker is down: the game stands, the beat sweep reviews it later
-        log.exception("could not queue the review of game %s", game_id)
+    # By name, as the bot's turn: games.tasks imports games.reviews, which reads the log. A
+    # lost task is queued again by the beat sweep (tasks.sweep_reviews).
+    deferred.defer(REVIEW_TASK, game_id)
 
 
 def _series_progress(game: Game) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
@@ -23,11 +23,23 @@ def sweep_bot_turns() -> int:
 
 
 @shared_task(ignore_result=True)
-def sweep_clocks() -> tuple[int, int]:
-    """Periodic (beat): reminders at 75% of a turn's time, losses on time at its end."""
+def check_turn_clock(game_id: str, turn_started: str) -> bool:
+    """A turn's clock at its reminder or its deadline (queued by sweep_clocks with a countdown
+    to that second); a turn over since asks for nothing. Delivered twice, it reminds once
+    (the reminder's key) and times out once (the version)."""
+    started = datetime.fromisoformat(turn_started)
+    return services.turn_clock_check(game_id=game_id, turn_started=started, now=timezone.now())
+
+
+@shared_task(ignore_result=True)
+def sweep_clocks() -> tuple[int, int, int]:
+    """Periodic (beat, every minute): vacations that are over; the reminders and deadlines of
+    the next LOOKAHEAD queued as checks to their second; and, should a check have been lost,
+    reminders at 75% of a turn's time and losses on time at its end that are due now."""
     now = timezone.now()
     vacations.end_vacations(now)
-    return clocks.send_reminders(now), services.time_out_overdue_games(now=now)
+    overdue = clocks.send_reminders(now), services.time_out_overdue_games(now=now)
+    return (*overdue, clocks.queue_checks(now))
 
 
 # A review cut off by the database (a restart, a failover) gives its claim back and is tried

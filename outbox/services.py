@@ -7,23 +7,21 @@ as Django names an email backend, so that nothing here imports the floor above.
 
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
 from functools import partial
 from typing import Protocol
 from uuid import uuid4
 
-from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F, Q
 
+from core import deferred
 from core.dbclock import db_ago, db_in, db_now
 from engine.cards import Seat
 from outbox.models import Notification
 
-log = logging.getLogger(__name__)
 # A claim older than this belongs to a worker that died mid-send: the row may be taken again.
 CLAIM_TIMEOUT = timedelta(minutes=2)
 
@@ -83,16 +81,18 @@ def deliver_after_commit(note_id: int) -> None:
 
 
 def queue_delivery(note_id: int) -> None:
-    try:
-        current_app.signature(settings.OUTBOX_DELIVERY_TASK, (note_id,)).apply_async()
-    except Exception:  # the broker is down: the sweep sends it when it is back
-        log.warning("could not queue notification %s; the outbox sweep will", note_id, exc_info=True)
+    # A broker that is down is logged: the sweep sends the row when it is back.
+    deferred.defer(settings.OUTBOX_DELIVERY_TASK, note_id)
 
 
 def hold(note_id: int, delay: timedelta) -> None:
-    """Give a claimed row back, to be sent no sooner than ``delay`` from now (the sweep takes
-    it then), by the database's clock, which every sweep compares with."""
+    """Give a claimed row back, to be sent no sooner than ``delay`` from now (by the database's
+    clock, which every sweep compares with), and queue its delivery for then: it goes when its
+    hold ends, if its reader has gone and its turn is still open then (the delivery asks
+    again, and holds it again if not), and once (the claim). The sweep is the safety net."""
     Notification.objects.filter(pk=note_id).update(claimed_at=None, held_until=db_in(delay))
+    if deferred.countdowns_kept():  # else it would run at once, hold again, and never stop
+        deferred.defer(settings.OUTBOX_DELIVERY_TASK, note_id, countdown=delay.total_seconds())
 
 
 def claim(note_id: int) -> bool:
@@ -108,10 +108,13 @@ def claim(note_id: int) -> bool:
 
 def pending(older_than: timedelta) -> list[int]:
     """Rows never sent nor skipped, unclaimed or with a stale claim, and not held for a reader
-    still at the table: lost on the way, or due now (by the database's clock: a sweep on a host
-    whose clock runs slow must not leave a due row waiting)."""
+    still at the table: lost on the way (older than ``older_than``: a younger one is still on
+    its way to a worker), or held and due now, whatever their age (their delivery at the
+    hold's end was lost). By the database's clock: a sweep on a host whose clock runs slow
+    must not leave a due row waiting."""
+    lost_or_due = Q(created_at__lt=db_ago(older_than)) | Q(held_until__lte=db_now())
     rows = (
-        Notification.objects.filter(sent_at__isnull=True, skipped="", created_at__lt=db_ago(older_than))
+        Notification.objects.filter(lost_or_due, sent_at__isnull=True, skipped="")
         .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=db_ago(CLAIM_TIMEOUT)))
         .exclude(held_until__gt=db_now())
     )

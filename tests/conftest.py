@@ -133,6 +133,15 @@ def _board_picture_where_looked_at(request: pytest.FixtureRequest, monkeypatch: 
 
 
 @pytest.fixture(autouse=True)
+def _tasks_at_once(settings):  # type: ignore[no-untyped-def]
+    """Unit tests run each task at once in their own thread (Celery's eager mode, countdowns
+    ignored), where they can see its effect on the next line; a test about the worker turns
+    it off and starts one (core.embedded_worker, tests/support/celery_worker.py). The site itself has
+    it off (settings.py)."""
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+
+
+@pytest.fixture(autouse=True)
 def _quick_reviews(settings):  # type: ignore[no-untyped-def]
     # A finished game's review runs in-process when tasks are eager (on commit, so in every
     # test whose game ends outside a test transaction: the pages in Chromium, the workers).

@@ -19,7 +19,7 @@ from accounts.presence import records_presence
 from accounts.throttling import throttled_post
 from accounts.users import signed_in
 from core.errors import ServiceError
-from games import challenges, reviews, selectors, services, table
+from games import challenges, selectors, services, table
 from games.errors import StaleVersion
 from games.forms import PlayForm
 from games.models import Game
@@ -51,9 +51,9 @@ def _game_or_404(game_id: str) -> Game:
 @login_required
 @require_GET
 def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
+    """The table; at a game's end its review as far as a worker has written it (the end
+    screen's section asks again until it is there). Reading it never writes."""
     game = _game_or_404(game_id)
-    if request.headers.get("HX-Request") and services.review_by_page() and reviews.review_due(game):
-        reviews.game_review_once(game=game)  # the end screen's poll (services.review_by_page)
     return render(request, "games/game.html", table.table_context(game, signed_in(request)))
 
 
@@ -62,29 +62,13 @@ def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
 @require_GET
 def game_poll(request: HttpRequest, game_id: str) -> HttpResponse:
     """htmx polls this every few seconds: one indexed read; 204 while nothing changed, else ask
-    the page to reload. In a bot game the poll is also the bot's clock when tasks run
-    in-process: the page's play only hands the turn over (services.bot_turn_by_poll),
-    and once the bot has "thought" for BOT_MOVE_DELAY_SECONDS the next poll plays its turn, so
-    the player sees the result of their own play first and the bot's reply as its own step."""
-    row = (
-        Game.objects.filter(pk=game_id)
-        .values_list("version", "bot", "to_move", "status", "turn_started_at")
-        .first()
-    )
-    if row is None:
+    the page to reload. It only reads: the bot's reply is played by a worker once its
+    BOT_MOVE_DELAY_SECONDS have passed (services._queue_bot_turn), page open or not, and the
+    poll brings it to the page as its own step after the player's play."""
+    version = Game.objects.filter(pk=game_id).values_list("version", flat=True).first()
+    if version is None:
         return HttpResponse(status=404)
-    version, bot, to_move, status, started = row
-    if (
-        bot
-        and status == Game.Status.ACTIVE
-        and to_move == services.BOT_SEAT
-        and services.bot_turn_due_for_page(started)
-    ):
-        # Idempotent: of two polls at once, one plays and the other finds nothing to do.
-        played = services.bot_play_turn(game_id=game_id)
-    else:
-        played = False
-    if not played and str(version) == request.GET.get("version"):
+    if str(version) == request.GET.get("version"):
         return HttpResponse(status=204)
     return HttpResponseClientRefresh()
 
@@ -107,7 +91,6 @@ def game_play(request: HttpRequest, game_id: str) -> HttpResponse:
                 choice=form.cleaned_data["choice"] or None,
                 expected_version=form.cleaned_data["expected_version"],
                 idempotency_key=form.cleaned_data["idempotency_key"] or None,
-                from_page=True,
             )
             return redirect("game", game_id=game.pk)
         except StaleVersion:

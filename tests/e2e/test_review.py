@@ -8,10 +8,10 @@ import re
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Response, expect
 
 from games import reviews, services
-from games.models import Game, GameReview, TurnReview
+from games.models import Game, GameReview, ReviewClaim, TurnReview
 from tests.e2e.test_history import DESKTOP, PHONE, log_in, people  # noqa: F401  (a fixture)
 from tests.support.tables import play_first_legal, start
 
@@ -23,11 +23,11 @@ PLAYS = 24  # then bob resigns: a short game, reviewed as any finished game
 def finished(people: dict[str, Any], settings: Any) -> Game:  # noqa: F811
     # Enough determinizations for marks that mean something on the screenshots, still quick.
     settings.REVIEW_ITERATIONS = 10
-    settings.BOT_MOVE_DELAY_SECONDS = 0  # the review as the end commits, not by the page's poll
     game = start(people["alice"], people["bob"])
     for _ in range(PLAYS):
         play_first_legal(game)
-    # No test transaction: the review task runs (in-process) as the end commits.
+    # No test transaction: the review task runs (at once: the tests' eager tasks) as the end
+    # commits.
     services.game_resign(game=game, user=people["bob"])
     return game
 
@@ -66,17 +66,25 @@ def test_the_end_screen_sums_up_the_review_and_the_history_shows_the_better_play
 
 
 def test_the_end_screen_says_review_in_progress_and_shows_the_review_once_written(
-    live_server, open_page, finished, shots
+    live_server, open_page, finished, worker_in_process, shots
 ):
     TurnReview.objects.filter(game=finished).delete()
     GameReview.objects.filter(game=finished).delete()
+    ReviewClaim.objects.filter(game=finished).delete()
     page = log_in(open_page, live_server.url, "bob", PHONE)
     page.goto(f"{live_server.url}/games/{finished.pk}/")
     expect(page.locator("#review")).to_contain_text("Review in progress")
     shots(page, "review-in-progress-phone")
+    with page.expect_response(_the_sections_poll, timeout=12_000):
+        pass  # the section asks the page again (every five seconds)...
+    assert not GameReview.objects.filter(game=finished).exists()  # ...and that writes nothing
 
-    reviews.game_review_build(game=finished)  # the worker's task, done meanwhile
+    services._queue_review(finished.pk)  # as the game's end queues it, for the worker
 
     # The section asks again every five seconds and takes the written review in place.
     expect(page.locator("#review tbody tr")).to_have_count(4, timeout=12_000)
     expect(page.locator("#review")).not_to_contain_text("Review in progress")
+
+
+def _the_sections_poll(answer: Response) -> bool:
+    return answer.request.headers.get("hx-request") == "true" and "/poll/" not in answer.url

@@ -88,10 +88,9 @@ def test_the_other_player_sees_the_last_turn_in_english_and_in_german(
 
 
 def test_the_bots_reply_arrives_as_its_own_step_after_the_players_own_play(
-    live_server, open_page, settings, players, shots
+    live_server, open_page, settings, players, worker_in_process, shots
 ):
-    settings.CELERY_TASK_ALWAYS_EAGER = True
-    settings.BOT_MOVE_DELAY_SECONDS = 3
+    settings.BOT_MOVE_DELAY_SECONDS = 3  # then a worker plays it; the page's poll only reads
     alice, _bob = players
     game = challenges.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "a"})
     page = _signed_in(open_page, live_server, alice, viewport=PHONE)
@@ -105,7 +104,8 @@ def test_the_bots_reply_arrives_as_its_own_step_after_the_players_own_play(
     expect(page.locator(".news .status")).to_contain_text("is thinking")
     assert Game.objects.get(pk=game.pk).to_move == "b"
     shots(page, "bot-thinking-phone")
-    # ...then, a moment later, the bot's turn as its own step, the page updating itself.
+    # ...then, a moment later, the bot's turn (the worker's) as its own step, the page
+    # updating itself.
     expect(page.locator(".news .last-turn").first).to_contain_text(
         "Computer (greedy), turn 2:", timeout=20_000
     )

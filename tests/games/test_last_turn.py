@@ -12,8 +12,9 @@ from django.test import Client
 from django.utils import timezone, translation
 
 from engine.cards import CARD_TYPE
-from games import challenges, services
+from games import challenges, services, tasks
 from games.models import Game
+from tests.support.celery_worker import Queued
 from tests.support.tables import play, play_first_legal, stack_the_deck, start
 
 # alice opens with a 1-point chest; bob's fire dragon (2) takes it.
@@ -234,10 +235,13 @@ def _plain_card(game: Game) -> str:
     return next(c for c in game.state["hands"]["a"] if CARD_TYPE[c] not in ("princess", "hero"))
 
 
-def test_a_page_play_against_the_bot_leaves_its_reply_for_a_later_step(
-    settings, alice, django_capture_on_commit_callbacks
+def _bot_turns(queued: Queued) -> list[tuple[tuple[Any, ...], float]]:
+    return [(args, countdown) for task, args, countdown in queued if task == services.BOT_TURN_TASK]
+
+
+def test_a_page_play_against_the_bot_leaves_its_reply_to_a_worker_after_the_delay(
+    settings, alice, queued, django_capture_on_commit_callbacks
 ):
-    settings.CELERY_TASK_ALWAYS_EAGER = True
     settings.BOT_MOVE_DELAY_SECONDS = 2
     game = _bot_game(alice)
     card = _plain_card(game)
@@ -247,55 +251,57 @@ def test_a_page_play_against_the_bot_leaves_its_reply_for_a_later_step(
     game.refresh_from_db()
 
     assert game.to_move == "b"  # the player sees their own play first
+    assert _bot_turns(queued) == [((game.pk,), 2)]
     assert page.get(f"/games/{game.pk}/poll/?version={game.version}").status_code == 204
     assert Game.objects.get(pk=game.pk).version == game.version
 
 
-def test_the_poll_plays_the_bots_turn_once_it_is_due_and_only_once(settings, alice):
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+def test_the_poll_never_plays_the_bots_turn_the_worker_plays_it_once_and_the_poll_brings_it(
+    settings, alice, queued, django_capture_on_commit_callbacks
+):
     settings.BOT_MOVE_DELAY_SECONDS = 2
     game = _bot_game(alice)
-    card = _plain_card(game)
     page = _browser(alice)
-    page.post(f"/games/{game.pk}/play/", {"cards": [card], "expected_version": 1})
+    with django_capture_on_commit_callbacks(execute=True):
+        page.post(f"/games/{game.pk}/play/", {"cards": [_plain_card(game)], "expected_version": 1})
     game.refresh_from_db()
     Game.objects.filter(pk=game.pk).update(turn_started_at=timezone.now() - timedelta(seconds=3))
 
-    first = page.get(f"/games/{game.pk}/poll/?version={game.version}")
+    overdue = page.get(f"/games/{game.pk}/poll/?version={game.version}")
+    assert overdue.status_code == 204  # due, and still the worker's to play
+    assert Game.objects.get(pk=game.pk).to_move == "b"
+    [((game_id,), _countdown)] = _bot_turns(queued)
+    assert tasks.play_bot_turn(game_id) is True
+    assert tasks.play_bot_turn(game_id) is False  # delivered twice, played once
     after = Game.objects.get(pk=game.pk)
-    again = page.get(f"/games/{game.pk}/poll/?version={after.version}")
+    first = page.get(f"/games/{game.pk}/poll/?version={game.version}")
 
     assert first["HX-Refresh"] == "true"
     assert after.to_move == "a"
     assert after.version > game.version
-    assert again.status_code == 204
-    assert Game.objects.get(pk=game.pk).version == after.version
+    assert page.get(f"/games/{game.pk}/poll/?version={after.version}").status_code == 204
     assert "Computer (greedy), turn 2:" in _news(page.get(f"/games/{game.pk}/").content.decode())
 
 
-def test_an_api_play_against_the_bot_is_still_answered_at_once(
-    settings, alice, django_capture_on_commit_callbacks
+def test_an_api_play_against_the_bot_queues_its_reply_as_a_page_play_does(
+    settings, alice, queued, django_capture_on_commit_callbacks
 ):
-    settings.CELERY_TASK_ALWAYS_EAGER = True
     settings.BOT_MOVE_DELAY_SECONDS = 2
     game = _bot_game(alice)
     card = _plain_card(game)
     with django_capture_on_commit_callbacks(execute=True):
         services.game_play(game=game, user=alice, cards=[card], choice=None, expected_version=1)
 
-    assert Game.objects.get(pk=game.pk).to_move == "a"
-
-
-def test_with_a_worker_the_poll_leaves_the_bots_turn_to_the_worker(settings, alice, monkeypatch):
-    queued: list[str] = []
-    monkeypatch.setattr(services, "_queue_bot_turn", queued.append)  # the worker's queue
-    settings.CELERY_TASK_ALWAYS_EAGER = False
-    settings.BOT_MOVE_DELAY_SECONDS = 2
-    game = _bot_game(alice)
-    page = _browser(alice)
-    page.post(f"/games/{game.pk}/play/", {"cards": [_plain_card(game)], "expected_version": 1})
-    game.refresh_from_db()
-    Game.objects.filter(pk=game.pk).update(turn_started_at=timezone.now() - timedelta(seconds=3))
-
-    assert page.get(f"/games/{game.pk}/poll/?version={game.version}").status_code == 204
     assert Game.objects.get(pk=game.pk).to_move == "b"
+    assert _bot_turns(queued) == [((game.pk,), 2)]
+
+
+def test_where_tasks_run_at_once_the_bot_answers_within_the_play(
+    settings, alice, django_capture_on_commit_callbacks
+):
+    settings.BOT_MOVE_DELAY_SECONDS = 2  # ignored by Celery's eager mode (the unit tests')
+    game = _bot_game(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.game_play(game=game, user=alice, cards=[_plain_card(game)], choice=None, expected_version=1)
+
+    assert Game.objects.get(pk=game.pk).to_move == "a"

@@ -36,10 +36,7 @@ def _reviewed(alice: Any, bob: Any) -> Game:
     return game
 
 
-def test_the_review_runs_when_a_game_ends_and_not_before(
-    alice, bob, django_capture_on_commit_callbacks, settings
-):
-    settings.BOT_MOVE_DELAY_SECONDS = 0  # in-process tasks, at once (services.review_by_page)
+def test_the_review_runs_when_a_game_ends_and_not_before(alice, bob, django_capture_on_commit_callbacks):
     game = start(alice, bob)
     for _ in range(8):
         with django_capture_on_commit_callbacks(execute=True):
@@ -54,9 +51,8 @@ def test_the_review_runs_when_a_game_ends_and_not_before(
 
 
 def test_the_review_is_queued_by_name_once_the_end_has_committed(
-    alice, bob, monkeypatch, django_capture_on_commit_callbacks, settings
+    alice, bob, monkeypatch, django_capture_on_commit_callbacks
 ):
-    settings.CELERY_TASK_ALWAYS_EAGER = False  # a worker's site
     queued: list[str] = []
     monkeypatch.setattr(services, "_queue_review", queued.append)
     game = start(alice, bob)
@@ -69,27 +65,29 @@ def test_the_review_is_queued_by_name_once_the_end_has_committed(
     assert queued == [game.pk]
 
 
-def test_where_tasks_run_in_process_the_end_screens_poll_makes_the_review(
-    alice, bob, client, monkeypatch, django_capture_on_commit_callbacks, settings
+def test_the_end_screen_says_review_in_progress_until_the_worker_has_written_it(
+    alice, bob, client, monkeypatch, django_capture_on_commit_callbacks
 ):
-    """Not inside the last play's request (it would wait for the search): the end screen says
-    "in progress" and its poll (an htmx request) writes the review."""
-    settings.CELERY_TASK_ALWAYS_EAGER, settings.BOT_MOVE_DELAY_SECONDS = True, 2
+    """Its poll (an htmx request) only reads: the review is the worker's, queued at the end
+    whoever is watching, and the poll shows it once written."""
     queued: list[str] = []
-    monkeypatch.setattr(services, "_queue_review", queued.append)
+    monkeypatch.setattr(services, "_queue_review", queued.append)  # the worker's queue
     game = start(alice, bob)
     play_first_legal(game)
     with django_capture_on_commit_callbacks(execute=True):
         services.game_resign(game=game, user=bob)
-    assert queued == []
     client.force_login(alice)
     page = client.get(f"/games/{game.pk}/").content.decode()
-    assert "Review in progress" in page
-    assert not GameReview.objects.filter(game=game).exists()  # a plain load does not wait for it
     polled = client.get(f"/games/{game.pk}/", HTTP_HX_REQUEST="true").content.decode()
-    assert GameReview.objects.filter(game=game).exists()
-    assert "Review in progress" not in polled
-    client.get(f"/games/{game.pk}/", HTTP_HX_REQUEST="true")
+
+    assert queued == [game.pk]
+    assert "Review in progress" in page
+    assert "Review in progress" in polled
+    assert not GameReview.objects.filter(game=game).exists()  # the poll wrote nothing
+    assert tasks.review_game(game.pk) is True  # the worker
+    written = client.get(f"/games/{game.pk}/", HTTP_HX_REQUEST="true").content.decode()
+    assert "Review in progress" not in written
+    assert tasks.review_game(game.pk) is False  # delivered twice, computed once
     assert GameReview.objects.filter(game=game).count() == 1
 
 

@@ -4,7 +4,8 @@ by rewriting the stored timestamps, never slept."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from django.core import mail
 from django.utils import timezone
@@ -12,9 +13,11 @@ from django.utils import timezone
 from accounts import presence
 from games import challenges, services
 from games.models import Game
+from notifications import services as delivery
 from notifications import tasks
 from outbox.models import Notification
 from tests.support.api_plays import ordinary_play
+from tests.support.celery_worker import wait_for
 
 
 def _started(alice, bob) -> Game:
@@ -162,6 +165,80 @@ def test_a_game_against_the_bot_sends_no_turn_email_while_the_player_is_there(
     assert Notification.objects.filter(
         game=game, user=alice, kind="your_turn", held_until__isnull=False
     ).exists()
+
+
+# --- a held email goes when its hold ends, queued with a countdown --------------------------------
+
+
+def _at(monkeypatch, moment: datetime) -> None:
+    monkeypatch.setattr(timezone, "now", lambda: moment)
+
+
+def _held_turn_row(alice, bob, capture, seen: datetime) -> tuple[Notification, Any]:
+    """The turn row of a play made while its reader, last seen at ``seen``, is at the table."""
+    game = _started(alice, bob)
+    mover, waiting = _players(game, alice, bob)
+    presence.mark_present(waiting.pk, now=seen)
+    with capture(execute=True):
+        _play(game, mover)
+    return Notification.objects.get(game=game, user=waiting, kind="your_turn"), waiting
+
+
+def test_a_held_email_is_queued_for_the_end_of_its_hold_and_sent_once_then(
+    alice, bob, queued, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    now = timezone.now()
+    note, waiting = _held_turn_row(
+        alice, bob, django_capture_on_commit_callbacks, seen=now - timedelta(seconds=10)
+    )
+    mail.outbox.clear()
+    _at(monkeypatch, now)
+
+    assert delivery.deliver(note.pk) is False  # the worker's first try: the reader is there
+    task, args, countdown = queued[-1]
+    assert (task, args, countdown) == (
+        settings.OUTBOX_DELIVERY_TASK,
+        (note.pk,),
+        settings.EMAIL_HOLD_SECONDS - 10,
+    )
+
+    _at(monkeypatch, now + timedelta(seconds=countdown))  # the countdown has run: gone since
+    assert delivery.deliver(note.pk) is True
+    assert delivery.deliver(note.pk) is False  # delivered twice: sent once
+    assert tasks.sweep_outbox() == 0
+    assert len(_turn_emails_to(waiting)) == 1
+
+
+def test_at_the_end_of_its_hold_an_email_to_a_reader_still_there_is_held_again(
+    alice, bob, queued, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    now = timezone.now()
+    note, waiting = _held_turn_row(alice, bob, django_capture_on_commit_callbacks, seen=now)
+    _at(monkeypatch, now)
+    delivery.deliver(note.pk)
+    end = now + timedelta(seconds=queued[-1][2])
+    presence.mark_present(waiting.pk, now=end - timedelta(seconds=5))  # still polling
+    mail.outbox.clear()
+    _at(monkeypatch, end)
+
+    assert delivery.deliver(note.pk) is False
+    assert queued[-1] == (settings.OUTBOX_DELIVERY_TASK, (note.pk,), settings.EMAIL_HOLD_SECONDS - 5)
+    assert _turn_emails_to(waiting) == []
+
+
+def test_a_held_email_goes_by_the_worker_when_its_hold_ends_with_a_three_second_window(
+    transactional_db, alice, bob, client, settings, worker_in_process
+):
+    settings.PRESENCE_WINDOW_SECONDS, settings.EMAIL_HOLD_SECONDS = 3, 4
+    game = _started(alice, bob)
+    mover, waiting = _players(game, alice, bob)
+    _watching(client, waiting, game)  # then the reader leaves the page
+    _play(game, mover)
+
+    assert wait_for(lambda: bool(_turn_emails_to(waiting)), 30)  # no sweep runs: the countdown's
+    row = Notification.objects.get(game=game, user=waiting, kind="your_turn")
+    assert row.held_until is not None  # held first, while the reader was there
+    assert (row.attempts, len(_turn_emails_to(waiting))) == (2, 1)
 
 
 # --- presence: seen within the window is present, whatever the window -----------------------------

@@ -113,3 +113,37 @@ def test_a_hold_counts_from_the_databases_now(alice, bob, monkeypatch):
     assert row.held_until is not None
     assert row.held_until > timezone.now() + timedelta(minutes=3)
     assert note.pk not in outbox.pending(older_than=timedelta(0))
+
+
+# --- a row held for a reader at the table: queued again for the end of its hold -----------------
+
+
+def test_a_held_row_is_given_back_and_queued_for_the_end_of_its_hold(alice, bob, settings, queued):
+    note = Notification.objects.create(user=bob, kind="your_turn", key="held", game=_challenge(alice, bob))
+    assert outbox.claim(note.pk)
+
+    outbox.hold(note.pk, timedelta(seconds=90))
+
+    assert queued == [(settings.OUTBOX_DELIVERY_TASK, (note.pk,), 90.0)]
+    row = Notification.objects.get(pk=note.pk)
+    assert row.claimed_at is None
+    assert row.held_until is not None
+
+
+def test_where_tasks_run_at_once_a_held_row_is_left_to_the_sweep(alice, bob, settings, queued):
+    settings.CELERY_TASK_ALWAYS_EAGER = True  # a countdown would not be kept
+    note = Notification.objects.create(user=bob, kind="your_turn", key="held", game=_challenge(alice, bob))
+
+    outbox.hold(note.pk, timedelta(seconds=90))
+
+    assert queued == []
+
+
+def test_a_held_row_is_due_as_its_hold_ends_however_young(alice, bob):
+    note = Notification.objects.create(user=bob, kind="your_turn", key="young", game=_challenge(alice, bob))
+    assert note.pk not in outbox.pending(older_than=timedelta(minutes=1))  # on its way to a worker
+
+    Notification.objects.filter(pk=note.pk).update(held_until=timezone.now() + timedelta(minutes=1))
+    assert note.pk not in outbox.pending(older_than=timedelta(minutes=1))
+    Notification.objects.filter(pk=note.pk).update(held_until=timezone.now() - timedelta(seconds=1))
+    assert note.pk in outbox.pending(older_than=timedelta(minutes=1))

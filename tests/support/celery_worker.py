@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import pytest
 import redis
 from celery.contrib.testing.worker import start_worker
 from django.db import connection
 
+from core import deferred, embedded_worker
+from core.embedded_worker import EmbeddedWorker
 from dragonheart_site.celery import app
 from tests.support.workers import real_worker_broker_url
+
+IN_MEMORY_BROKER = "memory://localhost//"
 
 
 def _forget_broker_connections() -> None:
@@ -21,19 +27,73 @@ def _forget_broker_connections() -> None:
     app.amqp._producer_pool = None
 
 
+@contextmanager
+def celery_conf(**values: Any) -> Iterator[None]:
+    """Celery's settings ``values`` for the block; after it, the app reads Django's settings for
+    them again, as a test's ``settings`` fixture changes them (a value put back with
+    app.conf.update would stay pinned over the settings for the rest of the run)."""
+    pinned = {key: app.conf.changes[key] for key in values if key in app.conf.changes}
+    app.conf.update(values)
+    _forget_broker_connections()
+    try:
+        yield
+    finally:
+        for key in values:
+            app.conf.changes.pop(key, None)
+        app.conf.update(pinned)
+        _forget_broker_connections()
+
+
 @pytest.fixture
 def celery_on_redis(settings) -> Iterator[None]:  # type: ignore[no-untyped-def]
     # Tasks left in the queue by an earlier, interrupted run would only slow this worker down.
     broker = real_worker_broker_url()  # a database of its own, per test process (tests/support/workers.py)
     redis.Redis.from_url(broker).flushdb()
-    saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager", "result_backend")}
-    app.conf.update(broker_url=broker, task_always_eager=False, result_backend=None)
-    _forget_broker_connections()
     settings.BOT_MOVE_DELAY_SECONDS = 0
-    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
+    with (
+        celery_conf(broker_url=broker, task_always_eager=False, result_backend=None),
+        start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10),
+    ):
         yield
-    app.conf.update(saved)
-    _forget_broker_connections()
+    connection.close()
+
+
+Queued = list[tuple[str, tuple[Any, ...], float]]
+
+
+@pytest.fixture
+def queued(settings, monkeypatch) -> Queued:  # type: ignore[no-untyped-def]
+    """A worker's site where nothing runs by itself: each task queued (core.deferred) is kept,
+    as (name, arguments, countdown), for the test to run as the worker would, when it would."""
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    found: Queued = []
+
+    def defer(task: str, *args: Any, countdown: float = 0.0) -> bool:
+        found.append((task, args, countdown))
+        return True
+
+    monkeypatch.setattr(deferred, "defer", defer)
+    return found
+
+
+@pytest.fixture
+def worker_in_process() -> Iterator[EmbeddedWorker]:
+    """The embedded default's background work, as `manage.py runserver` runs it: tasks go
+    through the in-memory broker, whatever this run's broker, to worker threads of this
+    process, on their countdowns (core/embedded_worker.py; beat is left out: a test runs a
+    sweep itself). Its tasks see only what is committed: use it with transactional_db or the
+    live server."""
+    with celery_conf(broker_url=IN_MEMORY_BROKER, task_always_eager=False, result_backend=None):
+        with app.connection_for_write() as broker:  # what earlier tests queued and no one took
+            for queue in embedded_worker.QUEUES:
+                broker.default_channel.queue_purge(queue)
+        # Each worker picks its queue in the app's one selection (Celery has one worker a
+        # process in mind): put back what later workers of this run start from.
+        selected = app.amqp.queues._consume_from
+        running = embedded_worker.start(app, beat=False)
+        yield running
+        running.stop()
+        app.amqp.queues._consume_from = selected
     connection.close()
 
 

@@ -11,8 +11,7 @@ from collections.abc import Iterator
 import pytest
 from django.db import connection
 
-from dragonheart_site.celery import app
-from tests.support.celery_worker import _forget_broker_connections, wait_for
+from tests.support.celery_worker import celery_conf, wait_for
 
 
 class OwnRedis:
@@ -53,12 +52,8 @@ class OwnRedis:
 def own_redis(settings) -> Iterator[OwnRedis]:  # type: ignore[no-untyped-def]
     """Celery's broker is a Redis of the test's own (not started yet); tasks are not eager."""
     redis = OwnRedis()
-    saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager", "result_backend")}
-    app.conf.update(broker_url=redis.url(), task_always_eager=False, result_backend=None)
-    _forget_broker_connections()
-    yield redis
-    if redis.process is not None and redis.process.poll() is None:
-        redis.stop()
-    app.conf.update(saved)
-    _forget_broker_connections()
+    with celery_conf(broker_url=redis.url(), task_always_eager=False, result_backend=None):
+        yield redis
+        if redis.process is not None and redis.process.poll() is None:
+            redis.stop()
     connection.close()
