@@ -62,7 +62,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 # The tests that take longest go first, so that parallel workers finish together instead of
 # one starting a whole game in the browser as the others run out of work.
-SLOW_FIRST = ("tests/e2e/", "tests/faults/", "tests/cluster/", "tests/security/test_csp_in_the_browser.py")
+SLOW_FIRST = (
+    "tests/e2e/",
+    "tests/faults/",
+    "tests/cluster/",
+    "tests/security/test_csp_in_the_browser.py",
+    "tests/core/test_one_command_site.py",
+)
 BROWSER_FIXTURES = {"page", "browser", "context", "open_page"}
 
 
