@@ -42,7 +42,7 @@ def test_the_delivery_is_queued_by_the_task_name_in_settings(alice, bob, setting
     settings.OUTBOX_DELIVERY_TASK = "notifications.tasks.send_notification"
     note = Notification.objects.create(user=bob, kind="challenge", key="by-name", game=_challenge(alice, bob))
     mail.outbox.clear()
-    outbox.queue_delivery(note.pk)  # tasks run in-process here: the email goes out at once
+    outbox.queue_delivery(note.pk)  # tasks run eagerly here: the email goes out at once
     assert len(mail.outbox) == 1
     assert Notification.objects.get(pk=note.pk).sent_at is not None
 
