@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.processes  # starts processes of its own: not in scripts/test --quick
+
 ROOT = Path(__file__).resolve().parents[2]
 FIVE_MB = 5 * 1024 * 1024
 

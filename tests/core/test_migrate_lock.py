@@ -16,6 +16,8 @@ from django.db import connections
 
 from core.management.commands.migrate import DIRECT_ALIAS, lock_alias
 
+pytestmark = pytest.mark.processes  # starts processes of its own: not in scripts/test --quick
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

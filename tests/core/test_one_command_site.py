@@ -24,6 +24,8 @@ import requests
 from games.models import GameReview
 from tests.support.celery_worker import wait_for
 
+pytestmark = pytest.mark.processes  # starts processes of its own: not in scripts/test --quick
+
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "dragon-heart-42"
 DELAY = 1  # BOT_MOVE_DELAY_SECONDS

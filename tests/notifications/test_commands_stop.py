@@ -15,6 +15,8 @@ import pytest
 from tests.support.celery_worker import wait_for
 from tests.support.worker_process import ROOT, database_url
 
+pytestmark = pytest.mark.processes  # starts processes of its own: not in scripts/test --quick
+
 
 def _run(command: list[str], log: Path, **env: str) -> subprocess.Popen[bytes]:
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "dragonheart_site.settings", **env}

@@ -20,6 +20,8 @@ from accounts.throttling import FAILURES_ALLOWED
 from tests.support.production import ROOT, production_env, run
 from tests.support.world import PASSWORD
 
+pytestmark = pytest.mark.processes  # starts processes of its own: not in scripts/test --quick
+
 PROXY = "10.0.0.1"  # the address gunicorn sees behind one proxy
 OTHER_PROXY = "10.0.0.2"  # the inner one of two
 

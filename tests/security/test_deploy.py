@@ -12,6 +12,8 @@ from django.test import Client, override_settings
 from tests.support.production import HOST, SECURITY_SETTINGS, production_env, production_settings, run
 from tests.support.world import PASSWORD, World, build_world
 
+pytestmark = pytest.mark.processes  # starts processes of its own: not in scripts/test --quick
+
 CHECK_DEPLOY = ["manage.py", "check", "--deploy", "--fail-level", "WARNING"]
 
 

@@ -13,6 +13,8 @@ from django.core.exceptions import ImproperlyConfigured
 from dragonheart_site import environment
 from tests.support.production import production_env, run
 
+pytestmark = pytest.mark.processes  # starts processes of its own: not in scripts/test --quick
+
 READ = (
     "import json, django; django.setup(); from django.conf import settings as s; "
     "print(json.dumps({'caches': s.CACHES, 'databases': s.DATABASES, 'broker': s.CELERY_BROKER_URL, "
