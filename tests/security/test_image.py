@@ -14,6 +14,8 @@ import pytest
 
 from tests.support.production import ROOT, production_env
 
+pytestmark = pytest.mark.processes  # starts processes of its own: not in scripts/test --quick
+
 # What the image's server process reads besides Python code.
 SCRIPT = """
 import django
@@ -21,8 +23,6 @@ django.setup()
 from pathlib import Path
 from django.conf import settings
 from django.urls import resolve
-
-pytestmark = pytest.mark.processes  # starts processes of its own: not in scripts/test --quick
 needed = [*settings.LOCALE_PATHS, *settings.STATICFILES_DIRS, *settings.TEMPLATES[0]["DIRS"]]
 missing = [str(p) for p in needed if not Path(p).is_dir()]
 assert not missing, missing
