@@ -1,10 +1,11 @@
 """The history of a game in words, and the board as it stood at any step.
 
-The history page steps one turn at a time (``turns_of``) and draws each turn's board with
-``state_at(log, turn.end)``; ``state_at`` also gives a review the position before a turn's
-play and a play link the position at the version it was made for. The turn emails count
-"since your last turn" in events (``first_unseen_step``). What a viewer may see at any step
-comes from engine.visibility, as everywhere else."""
+The history page (``history_table``) steps one turn at a time (``turns_of``) and draws each
+turn's board with ``state_at(log, turn.end)``; ``state_at`` also gives a review the position
+before a turn's play (``reviews.better_position``) and a play link the position at the
+version it was made for (``views.links``). The turn emails count "since your last turn" in
+events (``first_unseen_step``). What a viewer may see at any step comes from
+engine.visibility, as everywhere else."""
 
 from __future__ import annotations
 
