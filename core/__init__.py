@@ -24,14 +24,14 @@ Django's and DRF's own code does their work again.
 |                    |   No view or template may use django-csp's decorators or nonces; a test checks it.    |
 |                    | Compared: tests/security/test_csp_header_cache.py                                     |
 |                    |   test_the_headers_are_the_ones_django_csps_middleware_sets                           |
-|                    | Saves: 1.2 µs a response instead of 25.5 (5%) [O]                                     |
+|                    | Saves: 3.6 µs a response instead of 78 (5%) [O]                                       |
 +--------------------+---------------------------------------------------------------------------------------+
 | core.renderers     | Replaces: DRF's JSONRenderer.render (the standard library's json), with orjson.       |
 | JSONRenderer       | Touches: JSONRenderer.get_indent, compact, ensure_ascii, encoder_class (undocumented) |
 |                    | Compared: tests/api/test_renderers.py                                                 |
 |                    |   test_any_document_is_rendered_as_drf_renders_it                                     |
 |                    |   test_game_views_and_errors_are_the_bytes_drf_writes                                 |
-|                    | Saves: 16 µs a game view instead of 63 (26%) [O]                                      |
+|                    | Saves: 37 µs a game view instead of 158 (23%) [O]                                     |
 +--------------------+---------------------------------------------------------------------------------------+
 | core.parsers       | Replaces: DRF's JSONParser.parse, which lets a RecursionError through as a 500.       |
 | JSONParser         | Touches: nothing private                                                              |
@@ -44,11 +44,11 @@ Django's and DRF's own code does their work again.
 | RateThrottle,      | Touches: ScopedRateThrottle.scope_attr, get_rate, parse_rate, get_cache_key, timer    |
 | core.cache         |   (undocumented); django-redis' raw client, RedisCache.client.get_client(write=True)  |
 | count_hit          | Compared: nothing compares it with DRF's, whose sliding window counts otherwise on    |
-|                    |   purpose; tests/core/test_throttling.py tests its windows and its counter:          |
+|                    |   purpose; tests/core/test_throttling.py tests its windows and its counter:           |
 |                    |   test_the_request_over_the_limit_is_refused_until_the_next_window                    |
 |                    |   test_the_counter_is_atomic_under_concurrent_hits                                    |
-|                    | Saves: 52 µs a request instead of 86 on Redis (60%) [P]; 8.3 instead of 11.1 in local |
-|                    |   memory (75%) [O]                                                                    |
+|                    | Saves: 194 µs a request instead of 365 on Redis (53%) [P]; 26 instead of 36 in local  |
+|                    |   memory (72%) [O]                                                                    |
 +--------------------+---------------------------------------------------------------------------------------+
 | core.broker        | Replaces: kombu's Redis Channel.close, which stops at a dead BRPOP read when Redis    |
 | RedisChannel       |   goes away, so that the worker exits.                                                |
@@ -61,10 +61,11 @@ Django's and DRF's own code does their work again.
 | accounts.          | Replaces: a database lookup of the token's user on every request: each process keeps  |
 | authentication     |   what it read for a second; the header is read from META, not DRF's request.headers. |
 | TokenAuthen-       | Touches: nothing private                                                              |
-| tication           | Compared: tests/accounts/test_api_accounts.py (the memo, and the revocations it delays)  |
+| tication           | Compared: tests/accounts/test_api_accounts.py (the memo, the revocations it delays)   |
 |                    |   test_a_token_is_looked_up_in_one_query_then_not_again_within_the_second             |
 |                    |   test_another_server_process_stops_accepting_a_revoked_token_within_a_second         |
-|                    | Saves: 5.8 µs a request instead of 353 on SQLite (2%) [O]; of 627 on PostgreSQL [P]   |
+|                    | Saves: 19 µs a request instead of 1,053 on SQLite (2%) [O]; of 1,569 on PostgreSQL    |
+|                    |   [P]                                                                                 |
 +--------------------+---------------------------------------------------------------------------------------+
 | games.selectors    | Replaces: Game.objects.filter(pk=...).first(), compiled anew for every read of this   |
 | game_by_id         |   28-column row; here the ORM's own SQL and converters, made once.                    |
@@ -72,8 +73,8 @@ Django's and DRF's own code does their work again.
 |                    |   .get_converters, Col.target (Django's compiler internals); Model.from_db            |
 |                    | Compared: tests/games/test_statements.py                                              |
 |                    |   test_game_by_id_reads_the_row_as_the_orm_does                                       |
-|                    | Saves: 70 µs a read instead of 409 on SQLite (17%) [O]; 177 instead of 685 on         |
-|                    |   PostgreSQL (26%) [P]                                                                |
+|                    | Saves: 263 µs a read instead of 1,619 on SQLite (16%) [O]; 330 instead of 1,491 on    |
+|                    |   PostgreSQL (22%) [P]                                                                |
 +--------------------+---------------------------------------------------------------------------------------+
 | games.event_log    | Replaces: a play's writes through the ORM (QuerySet.update and bulk_create, compiled  |
 | statements         |   on every play) in a transaction; on PostgreSQL one statement, no BEGIN, no COMMIT.  |
@@ -83,8 +84,8 @@ Django's and DRF's own code does their work again.
 |                    |   test_an_insert_stores_what_bulk_create_stores                                       |
 |                    |   test_an_update_changes_only_the_row_that_matches_and_stores_what_update_stores      |
 |                    |   test_update_then_insert_writes_the_rows_as_the_orm_does_and_reads_back_their_keys   |
-|                    | Saves: 299 µs a play's writes instead of 707 on SQLite (42%) [O]; 304 instead of      |
-|                    |   1,455 on PostgreSQL (21%) [P]                                                       |
+|                    | Saves: 1,040 µs a play's writes instead of 2,018 on SQLite (52%) [O]; 1,066 instead   |
+|                    |   of 3,802 on PostgreSQL (28%) [P]                                                    |
 +--------------------+---------------------------------------------------------------------------------------+
 | ratings.glicko     | Replaces: glicko2's Player._f, the volatility's function, which has the player's      |
 | _Player            |   rating where Glickman's paper has the deviation (right only for a 1500 player).     |
@@ -97,11 +98,18 @@ Django's and DRF's own code does their work again.
 [O] ``.venv/bin/python -m benchmarks.overrides``: the default settings (SQLite, the
 local-memory cache). [P] The same with ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/…``
 and ``REDIS_URL=redis://127.0.0.1:6379/…``. Each figure is this process's CPU per call, ours
-and then the library's, the best of five runs, with ours as a share of the library's; the
-database server's CPU is not counted. Measured on 2026-12-01 on the 2-core machine of
-docs/service.md; reruns there move by about 5% (PostgreSQL and Redis by more). What a call
-is worth to a request: benchmarks/inprocess.py measures whole requests (on 2026-11-30 0.28 ms
-of CPU for the bare health view, 0.88 ms to open a game, 2.1 ms for a play; docs/service.md).
+and then the library's, with ours as a share of the library's: the median of seven runs, each
+the best of five; the database server's CPU is not counted. Measured on 2026-12-02 on the
+2-core machine of docs/service.md while other work loaded it (load average 2 to 11; a
+pure-Python loop took three times as long as on a quiet machine): every figure is about 2.5
+times a quiet run's (2026-12-01: 25.5 µs for django-csp's middleware, 63 for DRF's rendering
+of a game view), the shares within a few points of it, and single runs moved by up to half.
+What a call is worth to a request: benchmarks/inprocess.py measures whole requests (on
+2026-11-30 0.28 ms of CPU for the bare health view, 0.88 ms to open a game, 2.1 ms for a
+play; docs/service.md). With the five removed rows' code (A/B, six rounds each, loaded as
+above) the health view took 0.56 ms instead of 0.64, a game 1.38 instead of 1.50, a play 3.8
+instead of 4.8: a play's serializer alone is 0.17 ms of that; the rest is unexplained here
+(single runs spread by ±0.5 ms) and wants a run on a quiet machine.
 """
 
 from __future__ import annotations
