@@ -1,7 +1,7 @@
 """Each override and fast path (the table in core/__init__.py) timed beside the library code
 it replaces, in one process.
 
-    .venv/bin/python -m benchmarks.overrides [--number 4000] [--repeats 5] [--only csp,locale]
+    .venv/bin/python -m benchmarks.overrides [--number 4000] [--repeats 5] [--only csp,renderer]
 
 For each pair it prints the CPU of this process per call (``time.process_time``, the best of
 ``--repeats`` runs) of ours and of the library's, ours as a share of the library's, and the
@@ -97,55 +97,6 @@ def _csp() -> Iterator[Pair]:
     yield Pair("CSPMiddleware", lambda: ours(request), lambda: library(request), lambda: _view(request))
 
 
-def _messages() -> Iterator[Pair]:
-    from django.contrib.messages.middleware import MessageMiddleware as Library
-    from django.contrib.sessions.middleware import SessionMiddleware
-    from django.test import RequestFactory
-
-    from core.middleware import MessageMiddleware
-
-    factory, sessions = RequestFactory(), SessionMiddleware(_view)
-
-    def request() -> Any:  # a request that shows no message, as every API call is
-        fresh = factory.get("/api/games/abc/")
-        sessions.process_request(fresh)
-        return fresh
-
-    ours, library = MessageMiddleware(_view), Library(_view)
-    yield Pair(
-        "MessageMiddleware", lambda: ours(request()), lambda: library(request()), lambda: _view(request())
-    )
-
-
-def _locale() -> Iterator[Pair]:
-    from django.middleware.locale import LocaleMiddleware as Library
-    from django.test import RequestFactory
-
-    from core.middleware import LocaleMiddleware
-
-    request = RequestFactory().get("/api/games/abc/", HTTP_ACCEPT_LANGUAGE="de-DE,de;q=0.9,en;q=0.5")
-    ours, library = LocaleMiddleware(_view), Library(_view)
-    yield Pair("LocaleMiddleware", lambda: ours(request), lambda: library(request), lambda: _view(request))
-
-
-def _negotiation() -> Iterator[Pair]:
-    from rest_framework.negotiation import DefaultContentNegotiation
-    from rest_framework.request import Request
-    from rest_framework.test import APIRequestFactory
-
-    from core.negotiation import ContentNegotiation
-    from core.renderers import JSONRenderer
-
-    request = Request(APIRequestFactory().get("/api/games/abc/", HTTP_ACCEPT="*/*"))
-    renderers = [JSONRenderer()]  # production's (DEBUG off): the browsable API is DEBUG's
-    ours, library = ContentNegotiation(), DefaultContentNegotiation()
-    yield Pair(
-        "ContentNegotiation (Accept: */*)",
-        lambda: ours.select_renderer(request, renderers),
-        lambda: library.select_renderer(request, renderers),
-    )
-
-
 # --- What reads and writes a game: the test database ----------------------------------------
 
 
@@ -155,7 +106,6 @@ class World:
     user: Any
     token: str
     view: dict[str, Any]  # the game as its player's API call gets it
-    play: dict[str, Any]  # the next play's body, as clients send it
 
 
 def _world(events: int) -> World:
@@ -179,7 +129,9 @@ def _world(events: int) -> World:
     assert answer.status_code == 201, answer.content
     pk = answer.json()["id"]
     assert players["b"][2].post(f"/api/games/{pk}/accept/").status_code == 200
-    for seat, body in planned_plays(Game.objects.get(pk=pk).state, random.Random(1)):
+    state = Game.objects.get(pk=pk).state
+    assert state is not None  # an accepted game is dealt
+    for seat, body in planned_plays(state, random.Random(1)):
         if body["expected_version"] >= events:
             break
         answer = players[seat][2].post(f"/api/games/{pk}/plays/", body, format="json")
@@ -187,7 +139,7 @@ def _world(events: int) -> World:
     game = selectors.game_by_id(pk)
     assert game is not None
     user, token, client = players[seat]
-    return World(game, user, token, client.get(f"/api/games/{pk}/").json(), body)
+    return World(game, user, token, client.get(f"/api/games/{pk}/").json())
 
 
 def _renderer(world: World) -> Iterator[Pair]:
@@ -201,37 +153,6 @@ def _renderer(world: World) -> Iterator[Pair]:
         lambda: ours.render(view, "application/json", {}),
         lambda: library.render(view, "application/json", {}),
     )
-
-
-def _encoded(prepared: Any) -> Any:
-    # On PostgreSQL both give psycopg a Jsonb, which encodes when the query is sent: encode here.
-    return prepared.dumps(prepared.obj) if hasattr(prepared, "dumps") else prepared
-
-
-def _json_field(world: World) -> Iterator[Pair]:
-    from django.db import connection
-    from django.db.models import JSONField
-
-    # Only the write is ours: reading stays Django's (games/fields.py says why).
-    field, state = world.game._meta.get_field("state"), world.game.state
-    yield Pair(
-        "FastJSONField write (the snapshot)",
-        lambda: _encoded(field.get_db_prep_value(state, connection)),
-        lambda: _encoded(JSONField.get_db_prep_value(field, state, connection)),
-    )
-
-
-def _plain_play(world: World) -> Iterator[Pair]:
-    from games.api import PlayCreateApi, plain_play
-
-    body = world.play
-
-    def serializer() -> object:
-        data = PlayCreateApi.InputSerializer(data=body)
-        data.is_valid(raise_exception=True)
-        return data.validated_data
-
-    yield Pair("plain_play (a play's body)", lambda: plain_play(body), serializer)
 
 
 def _game_row(world: World) -> Iterator[Pair]:
@@ -347,14 +268,9 @@ def _throttle(world: World) -> Iterator[Pair]:
 
 PURE: dict[str, Callable[[], Iterator[Pair]]] = {
     "csp": _csp,
-    "messages": _messages,
-    "locale": _locale,
-    "negotiation": _negotiation,
 }
 WITH_A_GAME: dict[str, Callable[[World], Iterator[Pair]]] = {
     "renderer": _renderer,
-    "json_field": _json_field,
-    "plain_play": _plain_play,
     "game_row": _game_row,
     "writes": _writes,
     "token": _token,

@@ -1,27 +1,18 @@
-"""Django's and django-csp's middleware, minus work that every request repeated for nothing:
-done once, or only when a request needs it. Each behaves as the library's (tests compare them:
-tests/security/test_csp_header_cache.py, tests/core/test_middleware.py). Then the site's own:
-the pages' answer to a lost database, and the checks on request bodies."""
+"""django-csp's middleware with its policy built once a process instead of once a response,
+behaving as the library's (tests/security/test_csp_header_cache.py compares them). Then the
+site's own: the pages' answer to a lost database, and the checks on request bodies."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from functools import cached_property
 from typing import Any
 
 from csp.constants import HEADER, HEADER_REPORT_ONLY
 from csp.utils import build_policy
 from django.conf import settings
-from django.conf.urls.i18n import is_language_prefix_patterns_used
-from django.contrib.messages.middleware import MessageMiddleware as LibraryMessageMiddleware
-from django.contrib.messages.storage import default_storage
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
-from django.middleware.locale import LocaleMiddleware as LibraryLocaleMiddleware
 from django.template import loader
-from django.utils import translation
-from django.utils.cache import patch_vary_headers
-from django.utils.functional import SimpleLazyObject, empty
 
 from core import api_errors
 from core.errors import database_unavailable
@@ -72,53 +63,6 @@ class CSPMiddleware:
         for header, policy, excluded in self.policies:
             if header not in response and not request.path_info.startswith(excluded):
                 response[header] = policy
-        return response
-
-
-class MessageMiddleware(LibraryMessageMiddleware):
-    """Django's messages, with the storage made when first used.
-
-    Django builds the storage for every request: a cookie signer and two backends, 3% of the
-    CPU of opening a game through the API, which never shows a message. Here the request gets
-    a lazy storage; a page that adds or shows a message builds it as before, and a response
-    whose request never touched it has nothing to save (Django's ``update`` would find no
-    message added and none read, and do nothing)."""
-
-    def process_request(self, request: HttpRequest) -> None:
-        request._messages = SimpleLazyObject(lambda: default_storage(request))  # type: ignore[attr-defined]
-
-    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
-        storage = getattr(request, "_messages", None)
-        # LazyObject keeps the object in _wrapped: `empty` until something used it.
-        if isinstance(storage, SimpleLazyObject) and storage._wrapped is empty:  # type: ignore[attr-defined]
-            return response
-        return super().process_response(request, response)
-
-
-class LocaleMiddleware(LibraryLocaleMiddleware):
-    """Django's LocaleMiddleware for a site without ``i18n_patterns``: the language comes from
-    the cookie or Accept-Language, never from the path.
-
-    Django's looks for a language prefix in every request's path and again in its response,
-    and asks each time whether the URLconf uses language prefixes: 5% of the CPU of opening
-    a game. Ours uses none, so this keeps only what that leads to; were prefixes ever added,
-    it would hand every request to Django's own code."""
-
-    @cached_property
-    def _prefixed(self) -> bool:
-        return is_language_prefix_patterns_used(settings.ROOT_URLCONF)[0]
-
-    def process_request(self, request: HttpRequest) -> None:
-        if self._prefixed or hasattr(request, "urlconf"):
-            return super().process_request(request)
-        translation.activate(translation.get_language_from_request(request, check_path=False))
-        request.LANGUAGE_CODE = translation.get_language()
-
-    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
-        if self._prefixed or hasattr(request, "urlconf"):
-            return super().process_response(request, response)
-        patch_vary_headers(response, ("Accept-Language",))
-        response.headers.setdefault("Content-Language", translation.get_language())
         return response
 
 

@@ -72,11 +72,11 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     # After sessions, before common: picks the language from the cookie set by set_language,
     # else from Accept-Language.
-    "core.middleware.LocaleMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "core.middleware.MessageMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
     # Keeps a viewer's reads on the primary until the replica has their last write (a no-op
     # without DATABASE_REPLICA_URL).
     "core.replicas.NoteWritesMiddleware",
@@ -397,7 +397,6 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": _renderers,
     "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.negotiation.ContentNegotiation",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "core.api_errors.exception_handler",
     # The client's address, for the throttles keyed on it (sign-up, token creation) and the

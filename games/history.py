@@ -1,8 +1,11 @@
 """The history of a game in words, and the board as it stood at any step.
 
-The history page steps one turn at a time (``turns_of``); the older event-by-event helpers
-(``state_at``, ``first_unseen_step``) stay for the turn emails. What a viewer may see at any step
-comes from engine.visibility, as everywhere else."""
+The history page (``history_table``) steps one turn at a time (``turns_of``) and draws each
+turn's board with ``state_at(log, turn.end)``; ``state_at`` also gives a review the position
+before a turn's play (``reviews.better_position``) and a play link the position at the
+version it was made for (``views.links``). The turn emails count "since your last turn" in
+events (``first_unseen_step``). What a viewer may see at any step comes from
+engine.visibility, as everywhere else."""
 
 from __future__ import annotations
 
@@ -38,7 +41,9 @@ def type_name(kind: str, count: int = 1) -> str:
 
 
 def state_at(log: list[Event], step: int) -> State:
-    """The state after the first ``step`` events (step ≥ 1)."""
+    """The state after the first ``step`` events of ``log``, replayed from the deal: the game
+    at version ``step`` (1 to len(log)). The deal is the first event: step 0 gives the dealt
+    game too."""
     state = state_from_start(log[0])
     for event in log[1:step]:
         apply_event(state, event)

@@ -15,7 +15,6 @@ from django.utils.translation import gettext_lazy as _
 
 from engine.cards import Seat
 from engine.events import Event, upcast
-from games.fields import FastJSONField
 
 
 def new_public_id() -> str:
@@ -110,7 +109,7 @@ class Game(models.Model):
     version = models.PositiveIntegerField(default=0, help_text="Sequence number of the last event.")
     first = models.CharField(max_length=1, blank=True, help_text="The seat that began.")
     to_move = models.CharField(max_length=1, blank=True)
-    state = FastJSONField(null=True, blank=True, help_text="Engine snapshot; holds hidden cards.")
+    state = models.JSONField(null=True, blank=True, help_text="Engine snapshot; holds hidden cards.")
     winner = models.CharField(max_length=1, blank=True)
     end_reason = models.CharField(max_length=16, blank=True)
     scores = models.JSONField(null=True, blank=True)
@@ -228,7 +227,7 @@ class GameEvent(models.Model):
     seq = models.PositiveIntegerField()
     kind = models.CharField(max_length=32)
     v = models.PositiveSmallIntegerField(help_text="Schema version of the payload.")
-    payload = FastJSONField()
+    payload = models.JSONField()
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )

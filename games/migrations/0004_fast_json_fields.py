@@ -1,10 +1,11 @@
-# The columns stay what they were (jsonb on PostgreSQL, text on SQLite): only the Python
-# code that encodes and decodes them changes, so the database has nothing to do (SQLite would
-# otherwise copy both tables to alter a column that does not change).
+# This migration once switched Game.state and GameEvent.payload, in the migration state only, to
+# games.fields.FastJSONField, a JSONField that encoded with orjson. That field is gone: the two
+# columns are Django's JSONField again, as they were before, and never changed in the database
+# (jsonb on PostgreSQL, text on SQLite). Its operations went with the field so that no migration
+# imports it (Django's docs, "Historical models": copy or drop the references); the migration
+# stays, empty, because later ones depend on it and databases have it recorded as applied.
 
 from django.db import migrations
-
-import games.fields
 
 
 class Migration(migrations.Migration):
@@ -12,21 +13,4 @@ class Migration(migrations.Migration):
         ("games", "0003_gameevent_game_index_in_unique_key"),
     ]
 
-    operations = [
-        migrations.SeparateDatabaseAndState(
-            state_operations=[
-                migrations.AlterField(
-                    model_name="game",
-                    name="state",
-                    field=games.fields.FastJSONField(
-                        blank=True, help_text="Engine snapshot; holds hidden cards.", null=True
-                    ),
-                ),
-                migrations.AlterField(
-                    model_name="gameevent",
-                    name="payload",
-                    field=games.fields.FastJSONField(),
-                ),
-            ],
-        ),
-    ]
+    operations = []

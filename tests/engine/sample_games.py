@@ -12,19 +12,19 @@ import copy
 import functools
 from typing import Any
 
-from engine.cards import DECKS
+from engine.cards import DECKS, Seat
 from engine.options import resolve_options
 from engine.record import FORMAT, record_from_events
 from engine.selfplay import play_game
 
 
-def deck(seat: str, *top: str) -> list[str]:
+def deck(seat: Seat, *top: str) -> list[str]:
     return [*top, *(card for card in DECKS[seat] if card not in top)]
 
 
 # a: PD a11, PD a12, PR1 a16, CH1 a00, CH1 a01 | pile a02, a03, ...
 # b: PR1 b16, CH1 b00, CH1 b01, CH2 b02, CH2 b03 | pile b04, b05, b06, ...
-SWAP_DECKS = {
+SWAP_DECKS: dict[Seat, list[str]] = {
     "a": deck("a", "a11", "a12", "a16", "a00", "a01"),
     "b": deck("b", "b16", "b00", "b01", "b02", "b03"),
 }

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import strategies as st
 
@@ -22,6 +22,7 @@ from engine.options import resolve_options
 from engine.replay import apply_events, state_from_start
 from engine.rules import Play, decide, legal_plays, start_game
 from engine.state import State
+from tests.engine.builders import loose
 
 # No game can be longer: every turn except an empty-handed pass puts down at least one card
 # (100 cards in all), and once a draw pile is empty the end is at most three turns away.
@@ -91,5 +92,5 @@ def games(draw: st.DrawFn, options: st.SearchStrategy[dict[str, Any]] | None = N
         before = state.copy()
         events = decide(state, play, table)
         apply_events(state, events)
-        turns.append(Turn(before, play, events))
-    return Game(spec, start, turns, state)
+        turns.append(Turn(before, play, loose(events)))
+    return Game(spec, cast(Event, start), turns, state)

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from engine.bots import make_bot
+from engine.cards import SEATS, Seat, other, owner
 from engine.options import Options, resolve_options
 from engine.replay import apply_events, fold, state_from_start
 from engine.rules import Play, decide, legal_plays, start_game
@@ -18,7 +19,7 @@ from engine.visibility import seat_view
 from tests.engine.sample_games import deck
 
 BOTS = ["random", "greedy"]
-OPTION_SPECS = [
+OPTION_SPECS: list[dict[str, object]] = [
     {},
     {"preset": "bsw"},
     {"deck_end_mode": "short_refill", "dragon_loss_return": "always_one"},
@@ -26,12 +27,12 @@ OPTION_SPECS = [
 ]
 
 
-def situation(hand: list[str], board: dict[str, list[str]], dragon: str | None = None) -> State:
+def situation(hand: list[str], board: dict[str, list[str]], dragon: Seat | None = None) -> State:
     """Seat a to move with ``hand``; b holds b00–b04; the board cards come from the piles."""
     state = State.new({"a": deck("a", *hand), "b": deck("b")}, "a", Options())
     for kind, cards in board.items():
         for card in cards:
-            state.piles[card[0]].remove(card)
+            state.piles[owner(card)].remove(card)
         state.board[kind] = list(cards)
     state.dragon = dragon
     return state
@@ -60,7 +61,7 @@ def midgame_states(games: int) -> Iterator[State]:
     """Every position of some random games with varied options, seat to move and all."""
     for i in range(games):
         options = resolve_options(OPTION_SPECS[i % len(OPTION_SPECS)])
-        _, log = play_game({"a": "random", "b": "random"}, f"positions:{i}", "ab"[i % 2], options)
+        _, log = play_game({"a": "random", "b": "random"}, f"positions:{i}", SEATS[i % 2], options)
         state = state_from_start(log[0])
         yield state.copy()
         for event in log[1:]:
@@ -74,7 +75,7 @@ def with_hidden_cards_rearranged(state: State, rng: random.Random) -> State:
     both piles shuffled: everything the seat to move cannot know is different."""
     seat = state.to_move
     assert seat is not None
-    opponent = "b" if seat == "a" else "a"
+    opponent = other(seat)
     variant = state.copy()
     unseen = variant.hands[opponent] + variant.piles[opponent]
     rng.shuffle(unseen)
@@ -92,7 +93,7 @@ def with_hidden_cards_rearranged(state: State, rng: random.Random) -> State:
 def test_a_bot_only_picks_legal_plays(name: str, spec: dict[str, object]) -> None:
     for seed in range(3):
         table = random.Random(seed)
-        bots = {seat: make_bot(name, random.Random(f"{seed}{seat}")) for seat in "ab"}
+        bots = {seat: make_bot(name, random.Random(f"{seed}{seat}")) for seat in SEATS}
         state = state_from_start(start_game(table, resolve_options(spec)))
         while not state.over:
             assert state.to_move is not None
@@ -103,12 +104,12 @@ def test_a_bot_only_picks_legal_plays(name: str, spec: dict[str, object]) -> Non
 
 @pytest.mark.parametrize("bots", [("greedy", "random"), ("random", "greedy"), ("greedy", "greedy")])
 def test_the_same_seed_plays_the_same_game(bots: tuple[str, str]) -> None:
-    seats = {"a": bots[0], "b": bots[1]}
+    seats: dict[Seat, str] = {"a": bots[0], "b": bots[1]}
     assert play_game(seats, "same", "a")[1] == play_game(seats, "same", "a")[1]
 
 
 def test_another_seed_plays_another_game() -> None:
-    seats = {"a": "greedy", "b": "random"}
+    seats: dict[Seat, str] = {"a": "greedy", "b": "random"}
     assert play_game(seats, "one", "a")[1] != play_game(seats, "two", "a")[1]
 
 
@@ -170,7 +171,7 @@ def test_greedy_always_gains_the_most_the_position_offers() -> None:
 def test_greedy_beats_random_in_most_games() -> None:
     wins = 0
     for i in range(100):
-        state, _ = play_game({"a": "greedy", "b": "random"}, f"duel:{i}", "ab"[i % 2])
+        state, _ = play_game({"a": "greedy", "b": "random"}, f"duel:{i}", SEATS[i % 2])
         wins += state.winner == "a"
     assert wins >= 80
 
@@ -197,7 +198,7 @@ def test_a_seat_view_names_no_card_the_seat_cannot_see() -> None:
     for state in midgame_states(3):
         seat = state.to_move
         assert seat is not None
-        opponent = "b" if seat == "a" else "a"
+        opponent = other(seat)
         hidden = set(state.hands[opponent]) | set(state.piles["a"]) | set(state.piles["b"])
         # The table of printed values names every card of both decks; that is no secret.
         view = seat_view(state, seat)._replace(values={})

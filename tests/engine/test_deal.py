@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from engine import deal
+from engine.cards import SEATS
 from engine.record import parse_record, replay_document
 from tests.engine.sample_games import SWAP_DECKS, finished_record
 from tests.engine.test_replay_cli import run_engine, write_json, write_jsonl
@@ -47,7 +48,7 @@ def verify_deal(*paths: Path) -> tuple[int, list[dict[str, Any]]]:
 
 def test_the_commitment_is_sha256_of_the_salt_then_the_decks_as_compact_sorted_json() -> None:
     # Built by hand, as another language would, not with json.dumps.
-    body = "{" + ",".join(f'"{s}":[' + ",".join(f'"{c}"' for c in SWAP_DECKS[s]) + "]" for s in "ab") + "}"
+    body = "{" + ",".join(f'"{s}":[' + ",".join(f'"{c}"' for c in SWAP_DECKS[s]) + "]" for s in SEATS) + "}"
 
     expected = hashlib.sha256(SALT + body.encode("ascii")).hexdigest()
 

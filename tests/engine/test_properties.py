@@ -25,6 +25,7 @@ from engine.cards import (
     SHIP,
     STONE_DRAGON,
     TROLL,
+    Seat,
     other,
 )
 from engine.events import DRAGON_TRANSFERRED, Event
@@ -371,7 +372,7 @@ def test_replaying_the_record_reaches_the_final_state_and_checks_the_result(game
 # --- visibility ------------------------------------------------------------------------------
 
 
-def hidden_from(state: State, viewer: str | None, put_back: set[str]) -> set[str]:
+def hidden_from(state: State, viewer: Seat | None, put_back: set[str]) -> set[str]:
     """Cards ``viewer`` may not know: the other hands and every draw pile, except a card the
     viewer himself put on top of his own pile when he lost the dragon."""
     hidden = set(state.piles["a"]) | set(state.piles["b"])
@@ -381,7 +382,7 @@ def hidden_from(state: State, viewer: str | None, put_back: set[str]) -> set[str
     return hidden - put_back
 
 
-def assert_nothing_hidden_leaks(game: Game, viewer: str | None) -> None:
+def assert_nothing_hidden_leaks(game: Game, viewer: Seat | None) -> None:
     seen: set[str] = set()
     put_back: set[str] = set()
     for event, state in after_each_event(game):

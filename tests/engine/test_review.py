@@ -11,7 +11,7 @@ import pytest
 
 from engine import events as ev
 from engine.bots import RandomBot
-from engine.cards import other
+from engine.cards import Seat, other
 from engine.events import AnyEvent, LogEvent
 from engine.replay import apply_events, state_from_start
 from engine.review import (
@@ -172,7 +172,7 @@ def test_the_review_is_seeded_by_the_game_not_by_chance() -> None:
 
 def test_every_turn_of_the_game_is_reviewed_in_order() -> None:
     log = random_game("every")
-    openers = [e for e in log if e["kind"] in OPENERS]
+    openers: list[LogEvent] = [e for e in log if e["kind"] in OPENERS]
     reviews = review_log(log, "every", QUICK)
     assert [r.number for r in reviews] == list(range(1, len(openers) + 1))
     assert [r.seat for r in reviews] == [e["seat"] for e in openers]
@@ -191,6 +191,12 @@ def opener_indices(log: list[AnyEvent]) -> list[int]:
     return [i for i, e in enumerate(log) if e["kind"] in OPENERS]
 
 
+def seat_of(opener: LogEvent) -> Seat:
+    """Who played a turn's opener (cards played or a pass: both carry the seat)."""
+    seat: Seat = opener["seat"]
+    return seat
+
+
 def state_before(log: list[AnyEvent], index: int) -> State:
     state = state_from_start(log[0])
     apply_events(state, log[1:index])
@@ -203,7 +209,7 @@ def with_unseen_cards_moved(log: list[AnyEvent], number: int, rng: random.Random
     mixed, the own pile reordered); then random plays to the end. Cards put back on losing the
     dragon stay where they were, so each play before the turn is still legal."""
     index = opener_indices(log)[number - 1]
-    seat = log[index]["seat"]
+    seat = seat_of(log[index])
     opponent = other(seat)
     before = state_before(log, index)
     returned = {e["returned"] for e in log[:index] if e["kind"] == ev.DRAGON_TRANSFERRED}
@@ -211,14 +217,15 @@ def with_unseen_cards_moved(log: list[AnyEvent], number: int, rng: random.Random
         opponent: (set(before.hands[opponent]) | set(before.piles[opponent])) - returned,
         seat: set(before.piles[seat]) - returned,
     }
-    decks = {s: list(cards) for s, cards in log[0]["decks"].items()}
+    deal: LogEvent = log[0]
+    decks = {s: list(cards) for s, cards in deal["decks"].items()}
     for s, cards in movable.items():
         places = [i for i, card in enumerate(decks[s]) if card in cards]
         shuffled = [decks[s][i] for i in places]
         rng.shuffle(shuffled)
         for place, card in zip(places, shuffled, strict=True):
             decks[s][place] = card
-    start = start_game(decks=decks, first=log[0]["first"], options=state_from_start(log[0]).options)
+    start = start_game(decks=decks, first=deal["first"], options=state_from_start(log[0]).options)
     variant: list[AnyEvent] = [start]
     state = state_from_start(start)
     table = random.Random(f"variant:{number}")
@@ -247,7 +254,7 @@ def test_the_review_of_a_turn_is_the_same_whatever_the_cards_its_player_could_no
     log = random_game(f"hidden:{number}")
     variant = with_unseen_cards_moved(log, number, random.Random(number))
     index = opener_indices(log)[number - 1]
-    seat = log[index]["seat"]
+    seat = seat_of(log[index])
     ours, theirs = state_before(log, index), state_before(variant, index)
     # The two games differ in what the player could not see, and only there.
     assert ours.hands[other(seat)] != theirs.hands[other(seat)]
@@ -267,7 +274,7 @@ def test_a_review_that_read_the_hidden_cards_would_fail_that_test(monkeypatch: p
     class Peeking(SearchBot):
         state: State
 
-        def _deal(self, base: State, view: SeatView, unseen: dict[str, list[str]]) -> State:
+        def _deal(self, base: State, view: SeatView, unseen: dict[Seat, list[str]]) -> State:
             world = base.copy()
             world.hands[other(view.seat)] = list(self.state.hands[other(view.seat)])
             world.piles = {s: list(cards) for s, cards in self.state.piles.items()}

@@ -10,7 +10,7 @@ from itertools import combinations
 import pytest
 
 from engine import events as ev
-from engine.cards import CAPACITY, CARD_TYPE, CARD_VALUES, DECKS, SEATS, TYPES
+from engine.cards import CAPACITY, CARD_TYPE, CARD_VALUES, DECKS, SEATS, TYPES, Seat
 from engine.errors import IllegalMove
 from engine.options import resolve_options
 from engine.replay import apply_events, state_from_start
@@ -71,7 +71,7 @@ DECK_TABLE = {
 
 
 @pytest.mark.parametrize("seat", SEATS)
-def test_each_deck_has_the_cards_and_values_of_the_deck_table(seat: str) -> None:
+def test_each_deck_has_the_cards_and_values_of_the_deck_table(seat: Seat) -> None:
     deck = DECKS[seat]
     assert len(deck) == len(set(deck)) == 50
     by_type = {kind: sorted(STANDARD[c] for c in deck if CARD_TYPE[c] == kind) for kind in TYPES}
@@ -918,7 +918,7 @@ def test_legal_plays_are_exactly_what_decide_accepts_in_scenarios(name: str) -> 
     assert_legal_plays_match_brute_force(scenario(**BRUTE_FORCE_SCENARIOS[name]))  # type: ignore[arg-type]
 
 
-REAL_GAME_OPTIONS = [
+REAL_GAME_OPTIONS: list[dict[str, object]] = [
     {},
     {"preset": "bsw", "dragon_loss_return": "always_one"},
     {"dragon_requires_stone": False, "deck_end_mode": "short_refill"},

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from engine.cards import CARD_TYPE, CARD_VALUES, DECKS, TYPES
+from engine.cards import CARD_TYPE, CARD_VALUES, DECKS, SEATS, TYPES
 from engine.events import CARDS_CAPTURED, CARDS_DRAWN, DRAGON_TRANSFERRED
 from engine.match import GameResult, standing
 from engine.options import resolve_options
@@ -38,7 +38,7 @@ def test_s01_a_new_game_starts_from_full_decks_and_an_empty_board() -> None:
     start = start_game(random.Random(1), resolve_options({"first_player": "a"}))
     state = state_from_start(start)
     values = CARD_VALUES["standard"]
-    for seat in "ab":
+    for seat in SEATS:
         deck = start["decks"][seat]
         assert sorted(deck) == list(DECKS[seat])
         assert sum(values[card] for card in deck) == 79

@@ -9,7 +9,7 @@ import pytest
 
 from engine.__main__ import main
 from engine.bots import make_bot
-from engine.cards import ALL_CARDS, other
+from engine.cards import ALL_CARDS, SEATS, Seat, other
 from engine.options import resolve_options
 from engine.replay import apply_events, state_from_start
 from engine.rules import Play, decide, legal_plays, start_game
@@ -40,7 +40,7 @@ class PeekingBot(SearchBot):
         super().__init__(rng, budget)
         self.state = state
 
-    def _deal(self, base: State, view: SeatView, unseen: dict[str, list[str]]) -> State:
+    def _deal(self, base: State, view: SeatView, unseen: dict[Seat, list[str]]) -> State:
         world = base.copy()
         opponent = other(view.seat)
         world.hands[opponent] = list(self.state.hands[opponent])
@@ -133,7 +133,7 @@ def test_the_same_seed_makes_the_same_choices() -> None:
 
 
 def test_the_same_seed_plays_the_same_game() -> None:
-    seats = {"a": "medium", "b": "greedy"}
+    seats: dict[Seat, str] = {"a": "medium", "b": "greedy"}
     budget = Budget(iterations=2)
     assert play_game(seats, "same", "a", budget=budget)[1] == play_game(seats, "same", "a", budget=budget)[1]
 
@@ -203,7 +203,7 @@ def test_it_takes_the_stones_to_keep_the_dragon_rather_than_a_few_chests() -> No
 def test_medium_beats_random_clearly() -> None:
     wins = 0
     for i in range(12):
-        state, _ = play_game({"a": "medium", "b": "random"}, f"strong-duel:{i}", "ab"[i % 2], budget=QUICK)
+        state, _ = play_game({"a": "medium", "b": "random"}, f"strong-duel:{i}", SEATS[i % 2], budget=QUICK)
         wins += state.winner == "a"
     assert wins >= 11
 
@@ -212,7 +212,7 @@ def test_medium_beats_random_clearly() -> None:
 
 
 def test_a_match_in_two_processes_plays_the_same_games_as_in_one() -> None:
-    seats = {"a": "greedy", "b": "random"}
+    seats: dict[Seat, str] = {"a": "greedy", "b": "random"}
     one = run_match(seats, "jobs", 6, records=True)
     two = run_match(seats, "jobs", 6, jobs=2, records=True)
     assert two.records == one.records

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 
 from engine import events as ev
@@ -29,4 +31,5 @@ def test_it_leaves_a_current_event_as_it_is(two_old_versions):
 
 def test_every_kind_is_current_today():
     for event in (ev.turn_ended("a", 3), ev.cards_drawn("b", ["b-dwarf-1"]), ev.vacation_ended("a")):
-        assert ev.upcast(event) is event
+        # A row's JSON is a plain dict to upcast; the engine's own events are the same dicts.
+        assert ev.upcast(cast(ev.Event, event)) is event

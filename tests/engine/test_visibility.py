@@ -8,20 +8,22 @@ from typing import Any
 
 import pytest
 
+from engine.cards import SEATS, Seat
 from engine.events import Event
 from engine.record import parse_record, replay_record
 from engine.replay import fold
 from engine.state import State
 from engine.visibility import seat_view, view_event, view_events, view_state
+from tests.engine.builders import loose
 from tests.engine.sample_games import SWAP_DECKS, SWAP_PLAYS, dragon_swap_record, finished_record, record
 
-VIEWERS = ["a", "b", None]
+VIEWERS: list[Seat | None] = ["a", "b", None]
 
 
 def replayed(doc: dict[str, Any]) -> tuple[State, list[Event]]:
     state, log, error = replay_record(parse_record(doc))
     assert error is None
-    return state, log
+    return state, loose(log)
 
 
 def card_ids(document: Any) -> set[str]:
@@ -52,7 +54,7 @@ def test_a_spectator_sees_no_hand() -> None:
 
 
 @pytest.mark.parametrize("viewer", VIEWERS)
-def test_hands_and_piles_are_shown_only_as_counts(viewer: str | None) -> None:
+def test_hands_and_piles_are_shown_only_as_counts(viewer: Seat | None) -> None:
     state, _ = swap_game()
     view = view_state(state, viewer)
     assert "piles" not in view
@@ -61,15 +63,15 @@ def test_hands_and_piles_are_shown_only_as_counts(viewer: str | None) -> None:
 
 
 @pytest.mark.parametrize("viewer", VIEWERS)
-def test_a_view_names_no_card_of_a_pile_or_of_another_hand(viewer: str | None) -> None:
+def test_a_view_names_no_card_of_a_pile_or_of_another_hand(viewer: Seat | None) -> None:
     state, _ = swap_game()
     hidden = set(state.piles["a"]) | set(state.piles["b"])
-    hidden |= {card for seat in "ab" if seat != viewer for card in state.hands[seat]}
+    hidden |= {card for seat in SEATS if seat != viewer for card in state.hands[seat]}
     assert not card_ids(view_state(state, viewer)) & hidden
 
 
 @pytest.mark.parametrize("viewer", VIEWERS)
-def test_the_table_is_public(viewer: str | None) -> None:
+def test_the_table_is_public(viewer: Seat | None) -> None:
     state, _ = swap_game()
     view = view_state(state, viewer)
     assert view["board"] == state.board
@@ -82,19 +84,19 @@ def test_the_table_is_public(viewer: str | None) -> None:
 
 
 @pytest.mark.parametrize("viewer", VIEWERS)
-def test_scores_are_hidden_while_the_game_runs(viewer: str | None) -> None:
+def test_scores_are_hidden_while_the_game_runs(viewer: Seat | None) -> None:
     state, _ = swap_game()
     assert view_state(state, viewer)["scores"] is None
 
 
 @pytest.mark.parametrize("viewer", VIEWERS)
-def test_scores_are_shown_with_open_scores(viewer: str | None) -> None:
+def test_scores_are_shown_with_open_scores(viewer: Seat | None) -> None:
     state, _ = replayed(record(SWAP_PLAYS, options={"open_scores": True}))
     assert view_state(state, viewer)["scores"] == {"a": 5, "b": 2}
 
 
 @pytest.mark.parametrize("viewer", VIEWERS)
-def test_scores_are_shown_once_the_game_is_over(viewer: str | None) -> None:
+def test_scores_are_shown_once_the_game_is_over(viewer: Seat | None) -> None:
     state, _ = replayed(finished_record())
     assert view_state(state, viewer)["scores"] == state.scores()
 
@@ -128,7 +130,7 @@ def test_a_seat_sees_the_cards_it_drew() -> None:
 
 
 @pytest.mark.parametrize("viewer", ["b", None])
-def test_another_seats_draw_shows_only_the_count(viewer: str | None) -> None:
+def test_another_seats_draw_shows_only_the_count(viewer: Seat | None) -> None:
     _, log = swap_game()
     drawn = the("cards_drawn", log)
     view = view_event(drawn, viewer, False)
@@ -145,7 +147,7 @@ def test_the_loser_sees_the_card_he_put_back() -> None:
 
 
 @pytest.mark.parametrize("viewer", ["a", None])
-def test_the_card_put_back_is_hidden_from_the_taker_and_spectators(viewer: str | None) -> None:
+def test_the_card_put_back_is_hidden_from_the_taker_and_spectators(viewer: Seat | None) -> None:
     _, log = swap_game()
     view = view_event(the("dragon_transferred", log), viewer, False)
     assert view["returned"] is None
@@ -174,7 +176,7 @@ def test_the_card_put_back_leaves_the_bot_view_once_drawn_again() -> None:
 
 
 @pytest.mark.parametrize("viewer", VIEWERS)
-def test_played_and_captured_cards_are_public(viewer: str | None) -> None:
+def test_played_and_captured_cards_are_public(viewer: Seat | None) -> None:
     _, log = swap_game()
     for kind in ("cards_played", "cards_captured", "turn_ended"):
         event = the(kind, log)
@@ -182,10 +184,10 @@ def test_played_and_captured_cards_are_public(viewer: str | None) -> None:
 
 
 @pytest.mark.parametrize("viewer", VIEWERS)
-def test_the_whole_log_seen_by_a_viewer_names_no_card_still_hidden_from_him(viewer: str | None) -> None:
+def test_the_whole_log_seen_by_a_viewer_names_no_card_still_hidden_from_him(viewer: Seat | None) -> None:
     state, log = swap_game()
     hidden = set(state.piles["a"]) | set(state.piles["b"])
-    hidden |= {card for seat in "ab" if seat != viewer for card in state.hands[seat]}
+    hidden |= {card for seat in SEATS if seat != viewer for card in state.hands[seat]}
     if viewer == "b":
         hidden.discard("b03")  # b put it on his own pile himself
     assert not card_ids(view_events(log, viewer, False)) & hidden
@@ -195,7 +197,7 @@ def test_the_whole_log_seen_by_a_viewer_names_no_card_still_hidden_from_him(view
 
 
 @pytest.mark.parametrize("viewer", VIEWERS)
-def test_everything_is_shown_once_the_game_is_over(viewer: str | None) -> None:
+def test_everything_is_shown_once_the_game_is_over(viewer: Seat | None) -> None:
     state, _ = replayed(finished_record())
     view = view_state(state, viewer)
     assert view["hands"] == state.hands
@@ -206,7 +208,7 @@ def test_everything_is_shown_once_the_game_is_over(viewer: str | None) -> None:
 
 
 @pytest.mark.parametrize("viewer", VIEWERS)
-def test_every_event_is_shown_in_full_once_the_game_is_over(viewer: str | None) -> None:
+def test_every_event_is_shown_in_full_once_the_game_is_over(viewer: Seat | None) -> None:
     _, log = replayed(finished_record())
     assert view_events(log, viewer, True) == log
     assert view_event(log[0], viewer, True)["decks"] == log[0]["decks"]
