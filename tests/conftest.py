@@ -21,7 +21,7 @@ hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "seeded"))
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
+def django_db_setup(django_db_setup, django_db_blocker):
     """pytest-django's test databases; behind PgBouncer (scripts/test's second pass names its
     console in PGBOUNCER_ADMIN_URL), the pooler's idle server connections to a test database
     are closed before pytest-django drops it, which PostgreSQL refuses while they are open."""
@@ -52,7 +52,7 @@ def _postgresql_when_marked(request: pytest.FixtureRequest) -> None:
 
 
 def _in_engine_tests(request: pytest.FixtureRequest) -> bool:
-    return request.node.path.is_relative_to(os.path.join(os.path.dirname(__file__), "engine"))
+    return bool(request.node.path.is_relative_to(os.path.join(os.path.dirname(__file__), "engine")))
 
 
 @pytest.fixture(autouse=True)
@@ -69,7 +69,7 @@ def _seeded_table(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.fixture(autouse=True)
-def _default_language():  # type: ignore[no-untyped-def]
+def _default_language():
     """A request in another language leaves that language active in the thread (the locale
     middleware activates it and nothing deactivates it): the next test would read German."""
     yield
@@ -79,7 +79,7 @@ def _default_language():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(autouse=True)
-def _fresh_cache(settings):  # type: ignore[no-untyped-def]
+def _fresh_cache(settings):
     """Throttle counters and presence live in the cache, and tokens' users for a second in
     this process (accounts.authentication); no test should inherit another's."""
     from django.core.cache import cache
@@ -97,7 +97,7 @@ def _fresh_cache(settings):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(autouse=True)
-def _one_throttle_window(monkeypatch):  # type: ignore[no-untyped-def]
+def _one_throttle_window(monkeypatch):
     """The API's throttles count in fixed one-minute windows: a test whose requests straddled
     a minute's end would see its count start again. Each test runs inside one window (a test
     may move this clock itself, as tests/core/test_throttling.py does)."""
@@ -108,7 +108,7 @@ def _one_throttle_window(monkeypatch):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):  # type: ignore[no-untyped-def]
+def _fast_password_hashing(settings):
     # PBKDF2 costs half a second a password here; tests check who gets in, not the hash.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
@@ -133,7 +133,7 @@ def _board_picture_where_looked_at(request: pytest.FixtureRequest, monkeypatch: 
 
 
 @pytest.fixture(autouse=True)
-def _tasks_at_once(settings):  # type: ignore[no-untyped-def]
+def _tasks_at_once(settings):
     """Unit tests run each task at once in their own thread (Celery's eager mode, countdowns
     ignored), where they can see its effect on the next line; a test about the worker turns
     it off and starts one (core.embedded_worker, tests/support/celery_worker.py). The site itself has
@@ -142,7 +142,7 @@ def _tasks_at_once(settings):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(autouse=True)
-def _quick_reviews(settings):  # type: ignore[no-untyped-def]
+def _quick_reviews(settings):
     # A finished game's review runs in-process when tasks are eager (on commit, so in every
     # test whose game ends outside a test transaction: the pages in Chromium, the workers).
     # Production's budget costs seconds a game; the review's own tests say when they want more.
@@ -165,7 +165,7 @@ pytest_plugins = [
 
 
 @pytest.fixture
-def make_user(db):  # type: ignore[no-untyped-def]
+def make_user(db):
     from accounts import services as account_services
 
     def make(username: str) -> Any:
@@ -180,22 +180,22 @@ def make_user(db):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def alice(make_user):  # type: ignore[no-untyped-def]
+def alice(make_user):
     return make_user("alice")
 
 
 @pytest.fixture
-def bob(make_user):  # type: ignore[no-untyped-def]
+def bob(make_user):
     return make_user("bob")
 
 
 @pytest.fixture
-def charlie(make_user):  # type: ignore[no-untyped-def]
+def charlie(make_user):
     return make_user("charlie")
 
 
 @pytest.fixture
-def api(alice, bob, charlie):  # type: ignore[no-untyped-def]
+def api(alice, bob, charlie):
     from rest_framework.test import APIClient
 
     from tests.support.clients import client_for

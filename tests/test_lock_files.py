@@ -26,7 +26,7 @@ def _pins(lock: str) -> dict[str, str]:
 
 
 def _direct(requirements: list[str]) -> dict[str, str]:
-    pins = {}
+    pins: dict[str, str] = {}
     for line in requirements:
         requirement = Requirement(line)
         (spec,) = requirement.specifier  # pyproject pins each direct dependency exactly

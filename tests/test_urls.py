@@ -32,8 +32,10 @@ def _not_included(source: str) -> list[str]:
             target = node.args[1]
             if ast.unparse(target) == "admin.site.urls":
                 continue
-            included = isinstance(target, ast.Call) and getattr(target.func, "id", None) == "include"
-            name = included and isinstance(target.args[0], ast.Constant) and target.args[0].value
+            name = None
+            if isinstance(target, ast.Call) and getattr(target.func, "id", None) == "include":
+                first = target.args[0]
+                name = first.value if isinstance(first, ast.Constant) else None
             if name not in APP_URLS | LIBRARY_URLS:
                 wrong.append(ast.unparse(node))
     return wrong

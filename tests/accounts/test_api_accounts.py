@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from accounts import services as account_services
 from accounts.models import ApiToken
 
 PASSWORD = "dragon-heart-42"
 
 
-def _token(username: str, password: str = PASSWORD, name: str = "laptop"):  # type: ignore[no-untyped-def]
+def _token(username: str, password: str = PASSWORD, name: str = "laptop"):
     return APIClient().post(
         "/api/tokens/", {"username": username, "password": password, "name": name}, format="json"
     )
@@ -49,7 +49,7 @@ def test_signing_up_with_a_weak_password_is_refused(db):
 
     assert response.status_code == 400
     assert response.json()["code"] == "password_invalid"
-    assert not account_services.User.objects.filter(username="dora").exists()
+    assert not User.objects.filter(username="dora").exists()
 
 
 def test_signing_up_with_a_malformed_username_is_refused(db):
@@ -194,7 +194,7 @@ def test_a_missing_or_wrong_token_gets_401(db, header, code):
 
 
 @pytest.fixture
-def clock(monkeypatch):  # type: ignore[no-untyped-def]
+def clock(monkeypatch):
     """The clock of this process's one-second memo of tokens (accounts.authentication)."""
     from accounts import authentication
 
@@ -224,7 +224,7 @@ def test_a_deactivated_users_token_is_refused_once_the_second_is_over(alice, clo
 
     key = _token("alice").json()["token"]
     assert _client_with(key).get("/api/games/").status_code == 200
-    account_services.User.objects.filter(pk=alice.pk).update(is_active=False)  # the admin, elsewhere
+    User.objects.filter(pk=alice.pk).update(is_active=False)  # the admin, elsewhere
 
     clock[0] += LOCAL_SECONDS
 

@@ -10,6 +10,7 @@ import pytest
 from anymail.signals import AnymailTrackingEvent
 from django.contrib.auth.models import User
 from django.core import mail
+from django.core.mail import EmailMessage
 from django.db import transaction
 from django.test import Client
 from django.utils import timezone
@@ -32,7 +33,9 @@ def _sign_up(name: str, capture) -> User:
 
 def _link(user: User) -> str:
     email = next(m for m in mail.outbox if m.to == [user.email] and "Confirm" in m.subject)
-    return "/" + re.search(r"https?://[^/]+/(accounts/confirm/\S+/)", email.body)[1]
+    link = re.search(r"https?://[^/]+/(accounts/confirm/\S+/)", str(email.body))
+    assert link is not None
+    return "/" + link[1]
 
 
 def test_signing_up_sends_a_confirmation_link_and_no_game_email_before_it_is_used(
@@ -124,7 +127,7 @@ def test_the_lobby_asks_a_new_player_to_confirm_and_stops_once_they_have(
 # --- through the outbox, like every other email ----------------------------------------------------
 
 
-def _confirmations(user: User) -> list:
+def _confirmations(user: User) -> list[EmailMessage]:
     return [m for m in mail.outbox if m.to == [user.email] and "Confirm" in m.subject]
 
 

@@ -32,7 +32,7 @@ SCHEMA = schemathesis.openapi.from_wsgi(
 
 
 @pytest.fixture(autouse=True)
-def _keep_the_test_connection():  # type: ignore[no-untyped-def]
+def _keep_the_test_connection():
     """Django's raw WSGI handler closes "old" connections when a request starts and ends, which
     inside a test's transaction closes that connection (on PostgreSQL; SQLite hides it).
     Django's own test client disconnects the same receiver."""
@@ -44,14 +44,14 @@ def _keep_the_test_connection():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def unthrottled(monkeypatch):  # type: ignore[no-untyped-def]
+def unthrottled(monkeypatch):
     """Rates no fuzzing run reaches (a 429 would hide everything behind it)."""
     for scope in ("signup", "tokens", "plays"):
         monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, scope, "1000000/minute")
 
 
 @pytest.fixture
-def world(db, unthrottled) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def world(db, unthrottled) -> dict[str, Any]:
     """alice, with a token, seated in a running game where she is to move; and a game of each
     other kind she may name: finished, a challenge to her, her open challenge, one she watches."""
     alice, bob, carol = (

@@ -70,7 +70,7 @@ def test_an_indented_response_is_pretty_printed_as_drf_does() -> None:
     assert b"\n    " in indented
 
 
-def test_game_views_and_errors_are_the_bytes_drf_writes(db) -> None:  # type: ignore[no-untyped-def]
+def test_game_views_and_errors_are_the_bytes_drf_writes(db) -> None:
     alice, bob = (
         account_services.user_create(email_confirmed=True, username=n, password="dragon-heart-42")
         for n in ("alice", "bob")

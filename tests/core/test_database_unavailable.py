@@ -36,7 +36,7 @@ def test_another_internal_or_data_error_is_not():
 def test_the_api_answers_a_write_refused_by_a_standby_with_503(alice, monkeypatch):
     from games import challenges
 
-    def refused(**kwargs):  # type: ignore[no-untyped-def]
+    def refused(**kwargs):
         raise _refused_by_a_standby()
 
     monkeypatch.setattr(challenges, "game_create", refused)

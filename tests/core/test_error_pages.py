@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import pytest
 from django.db import OperationalError
+from django.http import HttpResponse, HttpResponseBase
 from django.test import Client
 
 from games import selectors
 
 
-def _page(response) -> str:  # type: ignore[no-untyped-def]
+def _page(response: HttpResponseBase) -> str:
+    assert isinstance(response, HttpResponse)
     return response.content.decode()
 
 
@@ -41,7 +43,7 @@ def test_an_unknown_api_path_is_still_json(client):
 
 
 @pytest.fixture
-def database_down(monkeypatch):  # type: ignore[no-untyped-def]
+def database_down(monkeypatch):
     def fail(*args: object, **kwargs: object) -> None:
         raise OperationalError("connection to server was lost")
 

@@ -44,7 +44,7 @@ def test_a_draining_node_is_not_ready_but_still_alive(client, db, monkeypatch, t
 
 
 @pytest.fixture
-def database_unreachable(transactional_db, tmp_path: Path) -> Iterator[None]:  # type: ignore[no-untyped-def]
+def database_unreachable(transactional_db, tmp_path: Path) -> Iterator[None]:
     """The next connection goes where no database answers. The settings are put back here,
     before the test database is emptied (monkeypatch would undo them after)."""
     saved = dict(connection.settings_dict)

@@ -15,22 +15,22 @@ WINDOW_START = 1_800_000_000.0  # a multiple of 60: the start of a minute
 
 
 @pytest.fixture
-def clock(monkeypatch):  # type: ignore[no-untyped-def]
+def clock(monkeypatch):
     now = [WINDOW_START + 10]
     monkeypatch.setattr(throttling.WindowScopedRateThrottle, "timer", staticmethod(lambda: now[0]))
     return now
 
 
 @pytest.fixture
-def two_token_requests_a_minute(monkeypatch):  # type: ignore[no-untyped-def]
+def two_token_requests_a_minute(monkeypatch):
     monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "tokens", "2/minute")
 
 
-def _ask_token(client, password="dragon-heart-42"):  # type: ignore[no-untyped-def]
+def _ask_token(client, password="dragon-heart-42"):
     return client.post("/api/tokens/", {"username": "alice", "password": password}, format="json")
 
 
-def test_the_request_over_the_limit_is_refused_until_the_next_window(api, clock, two_token_requests_a_minute):  # type: ignore[no-untyped-def]
+def test_the_request_over_the_limit_is_refused_until_the_next_window(api, clock, two_token_requests_a_minute):
     assert [_ask_token(api["anon"]).status_code for _ in range(2)] == [201, 201]
 
     refused = _ask_token(api["anon"])
@@ -42,7 +42,7 @@ def test_the_request_over_the_limit_is_refused_until_the_next_window(api, clock,
     assert _ask_token(api["anon"]).status_code == 201
 
 
-def test_refused_requests_count_too_and_the_limit_holds_per_scope(api, clock, two_token_requests_a_minute):  # type: ignore[no-untyped-def]
+def test_refused_requests_count_too_and_the_limit_holds_per_scope(api, clock, two_token_requests_a_minute):
     statuses = [_ask_token(api["anon"], password="wrong").status_code for _ in range(3)]
 
     assert statuses == [401, 401, 429]

@@ -216,7 +216,7 @@ def test_the_committed_mo_holds_exactly_what_the_po_says(lang, domain):
         if "msgid_plural" in entry:
             assert len(entry["msgstr"]) == nplurals, entry["msgid"]
             for n in range(200):
-                form = entry["msgstr"][catalogue.plural(n)]
+                form = entry["msgstr"][catalogue.plural(n)]  # type: ignore[attr-defined]
                 assert catalogue.ngettext(entry["msgid"], entry["msgid_plural"], n) == form, entry["msgid"]
         else:
             assert catalogue.gettext(entry["msgid"]) == entry["msgstr"], entry["msgid"]
@@ -251,5 +251,7 @@ def test_the_javascript_catalogue_speaks_the_pages_language(client, lang, words)
     response = client.get("/jsi18n/", HTTP_ACCEPT_LANGUAGE=lang)
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/javascript")
-    catalogue = json.loads(re.search(r"const newcatalog = (\{.*?\});\n", response.content.decode(), re.S)[1])
+    found = re.search(r"const newcatalog = (\{.*?\});\n", response.content.decode(), re.S)
+    assert found is not None
+    catalogue = json.loads(found[1])
     assert catalogue["Choose cards of one type."] == words

@@ -21,7 +21,7 @@ SCREENS = {"phone": PHONE, "desktop": DESKTOP}
 
 
 @pytest.fixture
-def players(db):  # type: ignore[no-untyped-def]
+def players(db):
     return _user("alice"), _user("bob")
 
 

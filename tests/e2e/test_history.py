@@ -7,17 +7,18 @@ import re
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FloatRect, Page, ViewportSize, expect
 
 from accounts import services as account_services
 from games.models import Game
+from tests.support.browser import box
 from tests.support.tables import play_first_legal, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PASSWORD = "dragon-heart-42"
 PLAYS = 30
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 800}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1280, "height": 800}
 
 
 @pytest.fixture
@@ -38,8 +39,8 @@ def game(people: dict[str, Any]) -> Game:
     return played
 
 
-def log_in(open_page: Any, base: str, username: str, viewport: dict[str, int]) -> Page:
-    page = open_page(viewport=viewport)
+def log_in(open_page: Any, base: str, username: str, viewport: ViewportSize) -> Page:
+    page: Page = open_page(viewport=viewport)
     page.goto(f"{base}/accounts/login/")
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(PASSWORD)
@@ -59,7 +60,7 @@ def expect_turn(page: Page, turn: int) -> None:
     expect(page.locator(".log li.now > a")).to_contain_text(title)
 
 
-def inside(inner: dict[str, float], outer: dict[str, float]) -> bool:
+def inside(inner: FloatRect, outer: FloatRect) -> bool:
     return outer["y"] - 1 <= inner["y"] and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 1
 
 
@@ -83,7 +84,7 @@ def test_the_keys_the_slider_and_the_buttons_step_one_turn_and_the_log_follows(
     expect_turn(page, 25)
     # The log keeps the current turn in view inside its own box, far down a long list.
     log, now = page.locator("#log"), page.locator(".log li.now")
-    assert inside(now.bounding_box(), log.bounding_box())
+    assert inside(box(now), box(log))
     expect(page.locator(".log > li").nth(25)).to_have_class("now")
 
     page.get_by_role("link", name="Next").click()
@@ -114,9 +115,9 @@ def test_the_viewers_own_seat_is_below_the_board_and_a_spectator_sees_b_above(li
     for viewer, above, below in (("alice", "b", "a"), ("bob", "a", "b"), ("charlie", "b", "a")):
         page = log_in(open_page, live_server.url, viewer, DESKTOP)
         page.goto(turn_url(live_server.url, game, 12))
-        top = page.locator(f'.history-seat[data-seat="{above}"]').bounding_box()
-        board = page.locator(".history-board").bounding_box()
-        bottom = page.locator(f'.history-seat[data-seat="{below}"]').bounding_box()
+        top = box(page.locator(f'.history-seat[data-seat="{above}"]'))
+        board = box(page.locator(".history-board"))
+        bottom = box(page.locator(f'.history-seat[data-seat="{below}"]'))
         assert top["y"] + top["height"] <= board["y"] + 1, viewer
         assert board["y"] + board["height"] <= bottom["y"] + 1, viewer
         name = game.player_name(below)
@@ -138,8 +139,8 @@ def test_the_stepper_is_drawn_not_typed_and_fits_a_phone(live_server, open_page,
     expect_turn(page, 12)
     for name in ("First", "Previous", "Next", "Last"):
         button = page.get_by_role("link", name=name)
-        box, icon = button.bounding_box(), button.locator("svg").bounding_box()
-        assert min(box["width"], box["height"]) >= 44, name
+        target, icon = box(button), box(button.locator("svg"))
+        assert min(target["width"], target["height"]) >= 44, name
         assert min(icon["width"], icon["height"]) > 10, name
     assert not re.search("[⏮⏭◀▶]", page.locator(".stepper").inner_text())
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]

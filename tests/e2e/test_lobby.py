@@ -26,7 +26,7 @@ def _mark_page(page: Page) -> None:
 
 
 def _same_page(page: Page) -> bool:
-    return page.evaluate("window.__still_the_same_page === true")
+    return page.evaluate("window.__still_the_same_page === true") is True
 
 
 def test_the_lobby_shows_a_challenge_that_arrives_while_it_is_open(live_server, open_page, shots):

@@ -33,8 +33,11 @@ def test_two_people_play_a_whole_game_in_their_browsers_and_step_through_its_his
     bob.get_by_role("button", name="Accept").first.click()
     expect(bob).to_have_url(game_url)
 
-    game_id = re.search(r"/games/([^/]+)/", game_url).group(1)
-    pages, seen, turns = {"a": alice, "b": bob}, set(), 0
+    found = re.search(r"/games/([^/]+)/", game_url)
+    assert found is not None
+    game_id = found.group(1)
+    pages, turns = {"a": alice, "b": bob}, 0
+    seen: set[str] = set()
     while Game.objects.get(pk=game_id).status == "active":
         game = Game.objects.get(pk=game_id)
         page = pages[game.to_move]

@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 from django.utils import timezone
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from games import services
 from ratings.models import Rating
 from tests.e2e.test_table import DESKTOP, PHONE, _user
+from tests.support.browser import box
 from tests.support.tables import play_first_legal, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -36,7 +37,7 @@ def rated_players(transactional_db: None) -> dict[str, Any]:
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
 def test_a_players_page_shows_the_rating_its_chart_and_the_record(
-    live_server: Any, open_page: Any, shots: Any, rated_players: dict[str, Any], viewport: dict[str, int]
+    live_server: Any, open_page: Any, shots: Any, rated_players: dict[str, Any], viewport: ViewportSize
 ) -> None:
     page: Page = open_page(viewport=viewport)
     page.goto(f"{live_server.url}/players/alice/")
@@ -47,7 +48,7 @@ def test_a_players_page_shows_the_rating_its_chart_and_the_record(
     chart = page.locator(f".rating-chart svg.{shown}")
     expect(chart).to_be_visible()
     expect(page.locator(".rating-chart svg:visible")).to_have_count(1)
-    assert chart.bounding_box()["width"] <= viewport["width"]  # never wider than the screen
+    assert box(chart)["width"] <= viewport["width"]  # never wider than the screen
     expect(chart.locator("title")).to_contain_text("over 4 games")
     against_bob = page.locator("table.opponents tbody tr").filter(
         has=page.get_by_role("link", name="bob", exact=True)

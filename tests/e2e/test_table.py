@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from accounts import services as account_services
 from engine.cards import CARD_TYPE
@@ -19,11 +19,11 @@ from games import challenges, services
 from games.models import Game
 from tests.support.api_plays import hidden_ids
 from tests.support.browser import shown_ids
-from tests.support.tables import play, play_first_legal, stack_the_deck, start
+from tests.support.tables import play, play_first_legal, snapshot, stack_the_deck, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 800}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1280, "height": 800}
 # alice opens with a 1-point chest; bob's fire dragon (2) takes it.
 A_HAND = ["a00", "a02", "a16", "a23", "a24"]
 B_HAND = ["b07", "b01", "b23", "b24", "b25"]
@@ -39,7 +39,7 @@ def _signed_in(open_page: Any, live_server: Any, user: Any, **context: Any) -> P
     """A browser page with ``user``'s session (the login form is tested elsewhere)."""
     client = Client()
     client.force_login(user)
-    page = open_page(**context)
+    page: Page = open_page(**context)
     page.context.add_cookies(
         [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
     )
@@ -52,7 +52,7 @@ def _play_in_page(page: Page, card: str) -> None:
 
 
 @pytest.fixture
-def players(db):  # type: ignore[no-untyped-def]
+def players(db):
     return _user("alice"), _user("bob")
 
 
@@ -95,7 +95,8 @@ def test_the_bots_reply_arrives_as_its_own_step_after_the_players_own_play(
     game = challenges.game_create(creator=alice, opponent="bot:greedy", rules={"first_player": "a"})
     page = _signed_in(open_page, live_server, alice, viewport=PHONE)
     page.goto(f"{live_server.url}/games/{game.pk}/")
-    card = next(c for c in game.state["hands"]["a"] if CARD_TYPE[c] not in ("princess", "hero"))  # no choice
+    hand = snapshot(game)["hands"]["a"]
+    card = next(c for c in hand if CARD_TYPE[c] not in ("princess", "hero"))  # no choice
 
     _play_in_page(page, card)
 
@@ -120,20 +121,20 @@ def test_the_voyages_and_the_last_turn_notice_are_shown_before_the_last_play(
     game = start(alice, bob)
     for _ in range(400):
         game.refresh_from_db()
-        if game.state["last_turn"] is not None:
+        if snapshot(game)["last_turn"] is not None:
             break
         play_first_legal(game)
     mover = alice if game.to_move == "a" else bob
     page = _signed_in(open_page, live_server, mover, viewport=PHONE)
     page.goto(f"{live_server.url}/games/{game.pk}/")
 
-    expect(page.locator(".voyage-count")).to_have_text(f"Voyages {game.state['voyages']}/3")
+    expect(page.locator(".voyage-count")).to_have_text(f"Voyages {snapshot(game)['voyages']}/3")
     expect(page.locator(".end-notice")).to_have_text("This is your last turn: the game ends after it.")
     expect(page.locator(".end-notice")).to_be_in_viewport()
     shots(page, "last-turn-notice-phone")
 
 
-def _inside(page: Page, selector: str, viewport: dict[str, int]) -> None:
+def _inside(page: Page, selector: str, viewport: ViewportSize) -> None:
     box = page.locator(selector).bounding_box()
     assert box is not None, selector
     assert box["x"] >= 0, (selector, box)

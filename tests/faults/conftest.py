@@ -43,7 +43,7 @@ class Workers:
 
 
 @pytest.fixture
-def workers(transactional_db, own_redis, sink, tmp_path) -> Iterator[Workers]:  # type: ignore[no-untyped-def]
+def workers(transactional_db, own_redis, sink, tmp_path) -> Iterator[Workers]:
     # Stopped before transactional_db empties the tables, which would wait on their connections.
     pool = Workers(own_redis.url(), sink.port, tmp_path / "worker.log")
     yield pool

@@ -97,7 +97,7 @@ def write_answer_lost() -> Iterator[None]:
     """The server does the play's write and commits it (its one statement, or the COMMIT of its
     transaction), then the connection ends before Django has heard back."""
     wrapper = connections["default"]
-    commit = type(wrapper)._commit
+    commit = type(wrapper)._commit  # type: ignore[attr-defined]
 
     def commit_then_drop(self: Any) -> None:
         del self._commit  # once
@@ -108,7 +108,7 @@ def write_answer_lost() -> Iterator[None]:
     def run_then_drop(run: Callable[[], Any]) -> Any:
         result = run()
         if wrapper.in_atomic_block:  # the next COMMIT is the play's
-            wrapper._commit = commit_then_drop.__get__(wrapper)
+            wrapper._commit = commit_then_drop.__get__(wrapper)  # type: ignore[attr-defined]
             return result
         _drop()  # the statement committed by itself
         _error_of_a_dropped_connection()
@@ -121,7 +121,7 @@ def write_answer_lost() -> Iterator[None]:
 
 
 @pytest.fixture
-def game(transactional_db, alice, bob):  # type: ignore[no-untyped-def]
+def game(transactional_db, alice, bob):
     game = started(alice, bob)
     mail.outbox.clear()
     return game
@@ -155,7 +155,7 @@ def test_the_retry_after_a_connection_dropped_before_the_write_plays_once(api, g
 
 
 @pytest.fixture
-def write_unanswered(api, game):  # type: ignore[no-untyped-def]
+def write_unanswered(api, game):
     """Alice's play (with an Idempotency-Key) whose write was committed but never answered."""
     play = first_play(api["alice"], game)
     with write_answer_lost():
@@ -212,7 +212,7 @@ def _game_over_rows(game: Game) -> Any:
 
 
 @pytest.fixture
-def last_play(game, alice, bob):  # type: ignore[no-untyped-def]
+def last_play(game, alice, bob):
     play = to_the_last_play(game, {"a": alice, "b": bob})
     game.refresh_from_db()
     mail.outbox.clear()

@@ -77,7 +77,7 @@ class Gunicorn:
 
 
 @pytest.fixture
-def start_gunicorn(transactional_db, tmp_path) -> Iterator[Callable[..., Gunicorn]]:  # type: ignore[no-untyped-def]
+def start_gunicorn(transactional_db, tmp_path) -> Iterator[Callable[..., Gunicorn]]:
     started: list[Gunicorn] = []
 
     def start(**options: float) -> Gunicorn:

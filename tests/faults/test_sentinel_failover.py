@@ -59,7 +59,7 @@ class SentinelGroup:
             subprocess.Popen(["redis-server", str(config), "--sentinel"], stdout=subprocess.DEVNULL)
         )
         assert wait_for(lambda: self.master_port() == a, 20)
-        assert wait_for(lambda: self._sentinel().sentinel_slaves(MASTER), 20)  # it knows the replica
+        assert wait_for(lambda: bool(self._sentinel().sentinel_slaves(MASTER)), 20)  # it knows the replica
         return self
 
     def _server(self, *args: str) -> None:
@@ -88,7 +88,7 @@ class SentinelGroup:
             address = self._sentinel().sentinel_get_master_addr_by_name(MASTER)
         except redis.RedisError:
             return None
-        return int(address[1]) if address else None
+        return int(address[1]) if isinstance(address, tuple) else None
 
     def failover(self) -> None:
         self._sentinel().execute_command("SENTINEL", "FAILOVER", MASTER)
@@ -100,7 +100,7 @@ class SentinelGroup:
 
 
 @pytest.fixture
-def sentinel_group(tmp_path, settings) -> Iterator[SentinelGroup]:  # type: ignore[no-untyped-def]
+def sentinel_group(tmp_path, settings) -> Iterator[SentinelGroup]:
     """The group, and this process's Celery publishing through Sentinel as the site does."""
     group = SentinelGroup(tmp_path).start()
     sentinels = [("127.0.0.1", group.ports["sentinel"])]

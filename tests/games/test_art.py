@@ -50,7 +50,7 @@ def test_the_guide_draws_its_pictures_from_the_card_art(client: Client, db: None
     assert used <= defined == {f"sym-{kind}" for kind in art.SYMBOLS}
 
 
-def test_the_game_page_draws_its_cards_from_the_same_art(client: Client, alice, bob) -> None:  # type: ignore[no-untyped-def]
+def test_the_game_page_draws_its_cards_from_the_same_art(client: Client, alice, bob) -> None:
     game = start(alice, bob)
     client.force_login(alice)
     html = client.get(f"/games/{game.pk}/").content.decode()

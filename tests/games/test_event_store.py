@@ -14,11 +14,11 @@ from django.test.utils import CaptureQueriesContext
 
 from games import event_log, services
 from games.models import Game, GameEvent
-from tests.support.tables import play_first_legal, play_to_end, start
+from tests.support.tables import play_first_legal, play_to_end, snapshot, start
 
 
 @pytest.fixture
-def game(alice, bob):  # type: ignore[no-untyped-def]
+def game(alice, bob):
     game = start(alice, bob)
     for _ in range(6):
         play_first_legal(game)
@@ -26,7 +26,7 @@ def game(alice, bob):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def root(make_user):  # type: ignore[no-untyped-def]
+def root(make_user):
     root = make_user("root")
     root.is_staff = root.is_superuser = True
     root.save()
@@ -34,7 +34,7 @@ def root(make_user):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def admin_browser(root):  # type: ignore[no-untyped-def]
+def admin_browser(root):
     browser = Client()
     browser.force_login(root)
     return browser
@@ -47,7 +47,7 @@ def _rebuild(*args: str) -> str:
 
 
 def _corrupt(game: Game) -> None:
-    wrong = {**game.state, "turn": game.state["turn"] + 1}
+    wrong = {**snapshot(game), "turn": snapshot(game)["turn"] + 1}
     Game.objects.filter(pk=game.pk).update(state=wrong, to_move="b" if game.to_move == "a" else "a")
 
 

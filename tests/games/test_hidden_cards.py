@@ -14,7 +14,7 @@ from django.test import Client
 from engine.cards import ALL_CARDS
 from games.models import Game, GameEvent
 from tests.support.api_plays import hidden_ids, leaked
-from tests.support.tables import footprint, play, play_first_legal, stack_the_deck, start
+from tests.support.tables import footprint, play, play_first_legal, snapshot, stack_the_deck, start
 
 # A card id standing alone: not inside a game id, invite token or CSRF token (all [A-Za-z0-9_-]),
 # nor a CSS colour (#a00).
@@ -46,7 +46,7 @@ def _put_back(game: Game) -> str | None:
 
 
 @pytest.fixture(params=["at the deal", "in the middle of the game", "after the dragon changed hands"])
-def running(request, monkeypatch, api, alice, bob):  # type: ignore[no-untyped-def]
+def running(request, monkeypatch, api, alice, bob):
     if request.param == "after the dragon changed hands":
         return _dragon_lost_with_a_card_put_back(monkeypatch, alice, bob)
     game = start(alice, bob)
@@ -56,7 +56,7 @@ def running(request, monkeypatch, api, alice, bob):  # type: ignore[no-untyped-d
 
 
 @pytest.fixture
-def people(alice, bob, charlie):  # type: ignore[no-untyped-def]
+def people(alice, bob, charlie):
     return {"alice": alice, "bob": bob, "charlie": charlie, "anon": None}
 
 
@@ -163,7 +163,7 @@ def test_the_card_put_back_is_on_top_of_the_losers_pile_where_nobody_else_sees_i
 
     assert put_back in hidden_ids(game.pk, "a")
     assert put_back in hidden_ids(game.pk, None)
-    assert game.state["piles"]["b"][0] == put_back
+    assert snapshot(game)["piles"]["b"][0] == put_back
 
 
 def _region(html: str, pattern: str) -> str:
@@ -194,4 +194,6 @@ def test_the_capture_animation_carries_only_cards_that_lay_on_the_board(monkeypa
     captured = {card for row in rows for card in row.payload["cards"]}
     assert flown == {"a12"}  # alice's last princess took the petrified dragon lying there
     assert flown <= captured
-    assert _put_back(game) not in html
+    put_back = _put_back(game)
+    assert put_back is not None
+    assert put_back not in html

@@ -4,6 +4,8 @@ is opened from a running game (tests/games/test_hidden_cards.py scans every othe
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.utils import translation
 
@@ -11,14 +13,14 @@ from tests.games.test_hidden_cards import _browser, _card_ids, _secret, people, 
 
 
 @pytest.fixture(autouse=True)
-def _english_afterwards():  # type: ignore[no-untyped-def]
+def _english_afterwards():
     # A request in another language leaves that language active in this thread (Django's
     # LocaleMiddleware activates it and nothing deactivates it): later tests expect English.
     yield
     translation.deactivate()
 
 
-def _responses(client, game) -> dict[str, object]:  # type: ignore[no-untyped-def]
+def _responses(client, game) -> dict[str, Any]:
     calls = {
         "rules page": client.get("/how-to-play/"),
         "rules page of the game": client.get(f"/how-to-play/?game={game.pk}"),

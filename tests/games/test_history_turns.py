@@ -138,7 +138,7 @@ def test_the_log_marks_the_current_turn_and_lists_every_turn(client, alice, bob)
 
 def _last_own_turn(game: Game, seat: str) -> int:
     ends = GameEvent.objects.filter(game=game, kind=ev.TURN_ENDED)
-    return max(r.payload["turn"] for r in ends if r.payload["seat"] == seat)
+    return max(int(r.payload["turn"]) for r in ends if r.payload["seat"] == seat)
 
 
 def test_since_your_last_turn_opens_at_the_turn_after_it(client, alice, bob):

@@ -7,6 +7,7 @@ import html
 import re
 
 import pytest
+from django.test import Client
 from django.utils import translation
 
 from engine.cards import TYPES
@@ -17,14 +18,14 @@ from tests.support.tables import start
 
 
 @pytest.fixture(autouse=True)
-def _english_afterwards():  # type: ignore[no-untyped-def]
+def _english_afterwards():
     # A request in another language leaves that language active in this thread (Django's
     # LocaleMiddleware activates it and nothing deactivates it): later tests expect English.
     yield
     translation.deactivate()
 
 
-def _page(client, url: str = "/how-to-play/", lang: str = "en") -> str:  # type: ignore[no-untyped-def]
+def _page(client: Client, url: str = "/how-to-play/", lang: str = "en") -> str:
     response = client.get(url, HTTP_ACCEPT_LANGUAGE=lang)
     assert response.status_code == 200
     return response.content.decode()

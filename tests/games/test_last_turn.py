@@ -15,7 +15,7 @@ from engine.cards import CARD_TYPE
 from games import challenges, services, tasks
 from games.models import Game
 from tests.support.celery_worker import Queued
-from tests.support.tables import play, play_first_legal, stack_the_deck, start
+from tests.support.tables import play, play_first_legal, snapshot, stack_the_deck, start
 
 # alice opens with a 1-point chest; bob's fire dragon (2) takes it.
 A_HAND = ["a00", "a02", "a16", "a23", "a24"]
@@ -108,7 +108,7 @@ def test_the_ship_space_counts_the_voyages_and_the_panels_count_both_draw_piles(
 def _to_the_last_turn(game: Game) -> Game:
     for _ in range(400):
         game.refresh_from_db()
-        if game.state["last_turn"] is not None:
+        if snapshot(game)["last_turn"] is not None:
             return game
         play_first_legal(game)
     raise AssertionError("no end was scheduled")
@@ -118,7 +118,7 @@ def test_the_player_whose_next_turn_is_the_last_is_told_so_before_playing(alice,
     game = _to_the_last_turn(start(alice, bob))
     mover, waiting = (alice, bob) if game.to_move == "a" else (bob, alice)
     assert game.status == Game.Status.ACTIVE
-    assert game.state["last_turn"] == game.state["turn"] + 1
+    assert snapshot(game)["last_turn"] == snapshot(game)["turn"] + 1
 
     assert "This is your last turn: the game ends after it." in _news(
         _browser(mover).get(f"/games/{game.pk}/").content.decode()
@@ -232,7 +232,8 @@ def _bot_game(alice: Any) -> Game:
 
 def _plain_card(game: Game) -> str:
     """A card of alice's hand whose play needs no choice."""
-    return next(c for c in game.state["hands"]["a"] if CARD_TYPE[c] not in ("princess", "hero"))
+    hand: list[str] = snapshot(game)["hands"]["a"]
+    return next(c for c in hand if CARD_TYPE[c] not in ("princess", "hero"))
 
 
 def _bot_turns(queued: Queued) -> list[tuple[tuple[Any, ...], float]]:

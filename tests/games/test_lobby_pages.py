@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from django import forms
+from django.http import HttpResponse
 from django.utils import translation
 
 from games import challenges, services
@@ -17,14 +19,14 @@ from tests.support.tables import play_first_legal, start
 
 
 @pytest.fixture(autouse=True)
-def _english_afterwards():  # type: ignore[no-untyped-def]
+def _english_afterwards():
     # A request in another language leaves that language active in this thread (Django's
     # LocaleMiddleware activates it and nothing deactivates it): later tests expect English.
     yield
     translation.deactivate()
 
 
-def _html(response) -> str:  # type: ignore[no-untyped-def]
+def _html(response: HttpResponse) -> str:
     assert response.status_code == 200, response.status_code
     return response.content.decode()
 
@@ -48,7 +50,9 @@ def test_the_turn_time_choices_are_in_the_language_of_the_page(client, alice, la
 
 def test_the_turn_time_choices_are_translated_when_shown_not_when_loaded():
     with translation.override("de"):
-        labels = [str(label) for _value, label in CreateGameForm().fields["days_per_turn"].choices]
+        field = CreateGameForm().fields["days_per_turn"]
+        assert isinstance(field, forms.ChoiceField)
+        labels = [str(label) for _value, label in field.choices]  # type: ignore[misc,union-attr]
     assert labels[1:3] == ["1 Tag", "2 Tage"]
 
 

@@ -12,7 +12,7 @@ from games import challenges
 from tests.support.tables import start
 
 
-def _idle_poll_queries(client) -> int:  # type: ignore[no-untyped-def]
+def _idle_poll_queries(client) -> int:
     page = client.get("/").content.decode()
     version = re.search(r'hx-get="/\?lobby=(\w+)"', page)[1]  # type: ignore[index]
     with CaptureQueriesContext(connection) as captured:

@@ -143,7 +143,7 @@ def test_a_turn_email_lists_the_legal_plays_as_links_that_play(
     game = Game.objects.get(pk=started.pk)
     mover = _mover(game, alice, bob)
     email = next(m for m in mail.outbox if m.to == [mover.email] and "Your turn" in m.subject)
-    links = re.findall(r"^\d+\. (.+): (http\S+/play/\S+/)$", email.body, re.M)
+    links = re.findall(r"^\d+\. (.+): (http\S+/play/\S+/)$", str(email.body), re.M)
     assert links, email.body
     assert all(not re.search(r"\b[ab]\d\d\b", label) for label, _ in links)  # names, not ids
     path = "/" + links[0][1].split("/", 3)[3]

@@ -272,7 +272,7 @@ def test_an_aborted_game_shows_no_review(client, alice, bob, django_capture_on_c
 def _counting_searches(monkeypatch) -> list[str]:
     """Record every review search run (engine.review.review_log, as games.reviews calls it)."""
     searched: list[str] = []
-    search = reviews.review_log
+    search = reviews.review_log  # type: ignore[attr-defined]  # the name games.reviews calls
 
     def counted(log: Any, **kwargs: Any) -> Any:
         searched.append(str(kwargs.get("seed")))
@@ -285,7 +285,7 @@ def _counting_searches(monkeypatch) -> list[str]:
 def test_a_review_delivered_twice_while_it_runs_is_computed_once(alice, bob, monkeypatch):
     game = _finished(alice, bob)
     searched = _counting_searches(monkeypatch)
-    search = reviews.review_log
+    search = reviews.review_log  # type: ignore[attr-defined]  # the name games.reviews calls
     second: list[bool] = []
 
     def with_a_second_worker(log: Any, **kwargs: Any) -> Any:
@@ -327,7 +327,7 @@ def test_a_review_that_fails_gives_its_claim_back(alice, bob, monkeypatch):
     def broken(log: Any, **kwargs: Any) -> Any:
         raise MemoryError("the worker ran out of memory")
 
-    search = reviews.review_log
+    search = reviews.review_log  # type: ignore[attr-defined]  # the name games.reviews calls
     monkeypatch.setattr(reviews, "review_log", broken)
     with pytest.raises(MemoryError):
         tasks.review_game(game.pk)
@@ -363,7 +363,7 @@ def test_a_review_cut_off_by_the_database_is_tried_again_and_written_once(alice,
 
     monkeypatch.setattr(reviews, "game_review_build_by_id", cut_off_once)
 
-    tasks.review_game.apply(args=[game.pk], throw=False)  # as a worker runs it: a retry, not a raise
+    tasks.review_game.apply(args=(game.pk,), throw=False)  # as a worker runs it: a retry, not a raise
 
     assert calls == [game.pk, game.pk]
     assert GameReview.objects.filter(game=game).count() == 1

@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Model
 from django.forms.models import model_to_dict
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -17,7 +18,7 @@ from games.models import Game, GameEvent
 from outbox.models import Notification
 
 
-def _new_game(alice, bob) -> Game:  # type: ignore[no-untyped-def]
+def _new_game(alice, bob) -> Game:
     return Game.objects.create(
         status=Game.Status.ACTIVE,
         created_by=alice,
@@ -31,7 +32,7 @@ def _new_game(alice, bob) -> Game:  # type: ignore[no-untyped-def]
     )
 
 
-def _stored(obj):  # type: ignore[no-untyped-def]
+def _stored(obj):
     """The row as read back from the database, without the primary key."""
     fresh = type(obj).objects.get(pk=obj.pk)
     row = {f.attname: getattr(fresh, f.attname) for f in type(obj)._meta.concrete_fields}
@@ -40,7 +41,7 @@ def _stored(obj):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.django_db
-def test_an_insert_stores_what_bulk_create_stores(alice, bob):  # type: ignore[no-untyped-def]
+def test_an_insert_stores_what_bulk_create_stores(alice, bob):
     game = _new_game(alice, bob)
     when = timezone.now()
 
@@ -71,7 +72,7 @@ def test_an_insert_stores_what_bulk_create_stores(alice, bob):  # type: ignore[n
 
 
 @pytest.mark.django_db
-def test_an_insert_fills_defaults_and_reads_back_the_key(alice, bob):  # type: ignore[no-untyped-def]
+def test_an_insert_fills_defaults_and_reads_back_the_key(alice, bob):
     game = _new_game(alice, bob)
     note = Notification(user=alice, game=game, kind=Notification.Kind.YOUR_TURN, key="k:1")
     twin = Notification.objects.create(user=alice, game=game, kind=Notification.Kind.YOUR_TURN, key="k:2")
@@ -88,7 +89,7 @@ def test_an_insert_fills_defaults_and_reads_back_the_key(alice, bob):  # type: i
 
 
 @pytest.mark.django_db
-def test_a_unique_clash_raises_integrity_error(alice, bob):  # type: ignore[no-untyped-def]
+def test_a_unique_clash_raises_integrity_error(alice, bob):
     game = _new_game(alice, bob)
     statements.insert([GameEvent(game=game, seq=1, kind="x", v=1, payload={})])
 
@@ -99,7 +100,7 @@ def test_a_unique_clash_raises_integrity_error(alice, bob):  # type: ignore[no-u
 
 
 @pytest.mark.django_db
-def test_an_update_changes_only_the_row_that_matches_and_stores_what_update_stores(alice, bob):  # type: ignore[no-untyped-def]
+def test_an_update_changes_only_the_row_that_matches_and_stores_what_update_stores(alice, bob):
     game, other = _new_game(alice, bob), _new_game(alice, bob)
     values = {
         "version": 4,
@@ -119,7 +120,7 @@ def test_an_update_changes_only_the_row_that_matches_and_stores_what_update_stor
 
 
 @pytest.mark.django_db
-def test_game_by_id_reads_the_row_as_the_orm_does(alice, bob):  # type: ignore[no-untyped-def]
+def test_game_by_id_reads_the_row_as_the_orm_does(alice, bob):
     game = _new_game(alice, bob)
     Game.objects.filter(pk=game.pk).update(finished_at=timezone.now(), scores={"a": 10, "b": 7})
     expected = Game.objects.get(pk=game.pk)
@@ -132,7 +133,7 @@ def test_game_by_id_reads_the_row_as_the_orm_does(alice, bob):  # type: ignore[n
     assert selectors.game_by_id("no-such-game") is None
 
 
-def _rows(game: Game, alice) -> list:  # type: ignore[no-untyped-def]
+def _rows(game: Game, alice) -> list[Model]:
     """A play's rows: two events (one with no actor: an untyped NULL) and an outbox row."""
     return [
         GameEvent(game=game, seq=4, kind="cards_played", v=1, payload={"cards": ["a01"]}, actor=alice),
@@ -142,7 +143,7 @@ def _rows(game: Game, alice) -> list:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.django_db
-def test_update_then_insert_writes_the_rows_as_the_orm_does_and_reads_back_their_keys(alice, bob):  # type: ignore[no-untyped-def]
+def test_update_then_insert_writes_the_rows_as_the_orm_does_and_reads_back_their_keys(alice, bob):
     game, twin = _new_game(alice, bob), _new_game(alice, bob)
     values = {"version": 5, "to_move": "b", "state": {"hands": {"b": ["b02"]}}}
     rows, orm_rows = _rows(game, alice), _rows(twin, alice)
@@ -166,7 +167,7 @@ def test_update_then_insert_writes_the_rows_as_the_orm_does_and_reads_back_their
 
 
 @pytest.mark.django_db
-def test_update_then_insert_writes_nothing_when_the_update_matches_nothing(alice, bob):  # type: ignore[no-untyped-def]
+def test_update_then_insert_writes_nothing_when_the_update_matches_nothing(alice, bob):
     game = _new_game(alice, bob)
     rows = _rows(game, alice)
 
@@ -179,7 +180,7 @@ def test_update_then_insert_writes_nothing_when_the_update_matches_nothing(alice
 
 
 @pytest.mark.django_db(transaction=True)
-def test_update_then_insert_is_all_or_nothing_when_a_row_clashes(alice, bob):  # type: ignore[no-untyped-def]
+def test_update_then_insert_is_all_or_nothing_when_a_row_clashes(alice, bob):
     """In autocommit, as a play runs: no transaction of the test's would roll it back for it."""
     game = _new_game(alice, bob)
     Notification.objects.create(user=alice, game=game, kind=Notification.Kind.YOUR_TURN, key=f"{game.pk}:5")
@@ -192,7 +193,7 @@ def test_update_then_insert_is_all_or_nothing_when_a_row_clashes(alice, bob):  #
 
 
 @pytest.mark.django_db
-def test_on_postgresql_update_then_insert_is_one_statement(alice, bob):  # type: ignore[no-untyped-def]
+def test_on_postgresql_update_then_insert_is_one_statement(alice, bob):
     game = _new_game(alice, bob)
 
     with CaptureQueriesContext(connection) as queries:

@@ -58,9 +58,12 @@ def test_the_picture_is_drawn_from_a_view_without_the_hidden_cards(
 ):
     drawn = []
     real = board_picture.board_png
-    monkeypatch.setattr(
-        board_picture, "board_png", lambda view, names: drawn.append(view) or real(view, names)
-    )
+
+    def seen(view, names):
+        drawn.append(view)
+        return real(view, names)
+
+    monkeypatch.setattr(board_picture, "board_png", seen)
     game, reader, _email = _turn_email(api, alice, bob, django_capture_on_commit_callbacks)
     seat = "a" if reader == alice else "b"
     secret = hidden_ids(game.pk, seat)

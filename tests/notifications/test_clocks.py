@@ -35,6 +35,8 @@ def test_each_turn_gets_its_full_time(alice, bob, django_capture_on_commit_callb
         game = challenges.game_create(creator=alice, opponent="bob", days_per_turn=3)
         challenges.game_accept(game=game, user=bob)
     game = Game.objects.get(pk=game.pk)
+    assert game.deadline is not None
+    assert game.turn_started_at is not None
     assert game.deadline - game.turn_started_at == timedelta(days=3)
 
 

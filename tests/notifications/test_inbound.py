@@ -65,7 +65,7 @@ def _plays(game: Game) -> int:
     return GameEvent.objects.filter(game=game, kind="cards_played").count()
 
 
-def _answers_to(user) -> list:
+def _answers_to(user) -> list[mail.EmailMessage]:
     return [m for m in mail.outbox if m.to == [user.email] and m.extra_headers.get("Auto-Submitted")]
 
 
@@ -138,6 +138,7 @@ def test_a_reply_that_cannot_be_played_changes_nothing_and_is_explained(
         reply.replace_header("To", email.reply_to[0].replace("play+", "play+9"))
     mail.outbox.clear()
     with django_capture_on_commit_callbacks(execute=True):
+        assert reply is not None
         assert inbound.receive(reply).status == status
     assert _plays(game) == 0
     assert [m for m in mail.outbox if m.to == [mover.email]], "an explanation goes out"
@@ -150,6 +151,7 @@ def test_a_reply_that_cannot_be_played_changes_nothing_and_is_explained(
 
 def _a_type_not_in_hand(game: Game) -> str:
     state = event_log.load_state(game)
+    assert state.to_move is not None
     held = {CARD_TYPE[card] for card in state.hands[state.to_move]}
     return next(type_name(kind) for kind in TYPES if kind not in held)
 
@@ -198,7 +200,7 @@ def test_the_answer_is_in_the_readers_language(alice, bob, django_capture_on_com
         inbound.receive(_reply(_turn_email(mover), "1"))
     answer = _answers_to(mover)[-1]
     assert "Du hast" in answer.body
-    assert not re.search(r"\b(Fire dragon|Treasure chest|Dwarf|Princess|Hero|Ship)\b", answer.body)
+    assert not re.search(r"\b(Fire dragon|Treasure chest|Dwarf|Princess|Hero|Ship)\b", str(answer.body))
     assert answer.subject.startswith("Gespielt gegen")
 
 

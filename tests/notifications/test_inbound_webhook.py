@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import importlib
 import json
+from typing import Any
 
 import pytest
 from django.core import mail
@@ -46,7 +47,7 @@ def _turn_email(alice, bob, capture):
     return game, mover, next(m for m in mail.outbox if m.to == [mover.email] and m.reply_to)
 
 
-def _payload(email, text: str, *, message_id: str = "<hook1@mail.test>", padding: int = 0) -> dict:
+def _payload(email, text: str, *, message_id: str = "<hook1@mail.test>", padding: int = 0) -> dict[str, Any]:
     """Postmark's inbound JSON, as its documentation's example has it."""
     return {
         "FromFull": {"Email": email.to[0], "Name": ""},
@@ -62,7 +63,7 @@ def _payload(email, text: str, *, message_id: str = "<hook1@mail.test>", padding
     }
 
 
-def _post(payload: dict, secret: str = SECRET):
+def _post(payload: dict[str, Any], secret: str = SECRET):
     auth = base64.b64encode(secret.encode()).decode()
     return Client().post(
         URL, json.dumps(payload), content_type="application/json", HTTP_AUTHORIZATION=f"Basic {auth}"

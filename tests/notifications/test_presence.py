@@ -26,7 +26,7 @@ def _started(alice, bob) -> Game:
     return Game.objects.get(pk=game.pk)
 
 
-def _turn_emails_to(user) -> list:
+def _turn_emails_to(user) -> list[mail.EmailMessage]:
     return [m for m in mail.outbox if m.to == [user.email] and "turn" in m.subject.lower()]
 
 

@@ -67,7 +67,7 @@ class Published(list[list[int]]):
 
 
 @pytest.fixture
-def relay_on(settings) -> Iterator[None]:  # type: ignore[no-untyped-def]
+def relay_on(settings) -> Iterator[None]:
     settings.OUTBOX_RELAY = True
     yield
     # The test's connection lives on into the next test: stop listening and drop what it
@@ -172,7 +172,7 @@ def test_probes_are_heard_and_never_taken_for_rows(transactional_db, relay_on):
 
 
 @pytest.fixture
-def running_relay(relay_on) -> Iterator[OutboxRelay]:  # type: ignore[no-untyped-def]
+def running_relay(relay_on) -> Iterator[OutboxRelay]:
     # Probes often, so that a deaf session is found within the test's patience.
     relay = OutboxRelay(linger=0.01, probe_every=0.2, probe_timeout=2.0)
     thread = threading.Thread(target=relay.run, kwargs={"wait": 0.1})
@@ -229,7 +229,7 @@ def test_the_relay_reconnects_when_its_database_connection_is_killed(
 
 
 @pytest.fixture
-def freezing_proxy(monkeypatch) -> Iterator[FreezingProxy]:  # type: ignore[no-untyped-def]
+def freezing_proxy(monkeypatch) -> Iterator[FreezingProxy]:
     """The "direct" alias goes through the proxy (for connections opened from now on)."""
     direct = connections.settings["direct"]
     proxy = FreezingProxy(int(direct["PORT"] or 5432))

@@ -10,6 +10,7 @@ from games import challenges, services
 from outbox import services as outbox
 from outbox.models import Notification
 from tests.support.celery_worker import wait_for
+from tests.support.tables import snapshot
 
 
 def test_a_challenge_accepted_sends_the_first_player_one_email_through_the_worker(
@@ -29,7 +30,7 @@ def test_a_challenge_accepted_sends_the_first_player_one_email_through_the_worke
     assert [m.to for m in mail.outbox if "Your turn" in m.subject] == [["bob@example.com"]]
 
     game.refresh_from_db()
-    card = game.state["hands"]["b"][0]
+    card = snapshot(game)["hands"]["b"][0]
     choice = "chests" if CARD_TYPE[card] == "princess" else None
     services.game_play(game=game, user=bob, cards=[card], choice=choice, expected_version=game.version)
     assert wait_for(lambda: turn.count() == 2)
@@ -40,7 +41,9 @@ def test_a_challenge_accepted_sends_the_first_player_one_email_through_the_worke
 
     # The same task delivered again (a redelivery) sends nothing more. The worker takes tasks
     # one by one, in order: once a marker queued after it is sent, the redelivery has run.
-    outbox.queue_delivery(turn.order_by("pk").last().pk)
+    last = turn.order_by("pk").last()
+    assert last is not None
+    outbox.queue_delivery(last.pk)
     marker = Notification.objects.create(user=alice, game=game, kind="accepted", key="marker")
     outbox.queue_delivery(marker.pk)
     assert wait_for(lambda: Notification.objects.filter(pk=marker.pk, sent_at__isnull=False).exists())

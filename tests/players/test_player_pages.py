@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -26,7 +27,7 @@ def _rated(a, b):
     return start(a, b, days_per_turn=3)
 
 
-def _page(client, name: str) -> str:
+def _page(client: Client, name: str) -> str:
     response = client.get(f"/players/{name}/")
     assert response.status_code == 200
     return response.content.decode()

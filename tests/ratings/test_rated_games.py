@@ -58,6 +58,7 @@ def test_a_rated_games_end_rates_both_players_once_as_glicko_2_says(alice, bob):
     from ratings import services as ratings
     from ratings.services import Result
 
+    assert game.finished_at is not None
     ratings.rate_game(Result(game.pk, alice.pk, bob.pk, score, game.finished_at))
     assert _rating(alice) == rate(START, START, score)
     assert Rating.objects.get(user=alice).games == 1

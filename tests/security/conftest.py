@@ -9,7 +9,7 @@ from tests.support.world import World, world_kept
 
 
 @pytest.fixture(scope="module")
-def _module_world(request, django_db_setup, django_db_blocker) -> Iterator[World]:  # type: ignore[no-untyped-def]
+def _module_world(request, django_db_setup, django_db_blocker) -> Iterator[World]:
     with django_db_blocker.unblock(), world_kept(request.module.__name__) as world:
         yield world
 

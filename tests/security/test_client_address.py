@@ -27,14 +27,14 @@ OTHER_PROXY = "10.0.0.2"  # the inner one of two
 
 
 @pytest.fixture
-def two_a_minute(monkeypatch):  # type: ignore[no-untyped-def]
+def two_a_minute(monkeypatch):
     for scope in ("signup", "tokens"):
         monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, scope, "2/minute")
     return 2
 
 
 @pytest.fixture
-def proxies(settings) -> Callable[[int], None]:  # type: ignore[no-untyped-def]
+def proxies(settings) -> Callable[[int], None]:
     """Trust ``n`` proxies, as NUM_PROXIES=n in the environment would."""
 
     def trust(n: int) -> None:
@@ -51,22 +51,22 @@ def spoofed() -> Iterator[str]:
         yield f"203.0.113.{n % 250 + 1}, 198.18.{n // 250}.{n % 250 + 1}"
 
 
-def _sign_up(client: APIClient, n: int, **headers: str) -> int:
+def _sign_up(client: APIClient, n: int, **headers: Any) -> int:
     body = {"username": f"dora{n}", "password": PASSWORD}
     return client.post("/api/users/", body, format="json", **headers).status_code
 
 
-def _ask_token(client: APIClient, **headers: str) -> int:
+def _ask_token(client: APIClient, **headers: Any) -> int:
     body = {"username": "alice", "password": "guess"}
     return client.post("/api/tokens/", body, format="json", **headers).status_code
 
 
-def _sign_up_page(client: Client, n: int, **headers: str) -> int:
+def _sign_up_page(client: Client, n: int, **headers: Any) -> int:
     body = {"username": f"dora{n}", "password1": PASSWORD, "password2": PASSWORD}
     return client.post("/accounts/signup/", body, **headers).status_code
 
 
-def _log_in(client: Client, password: str = "guess", **headers: str) -> int:
+def _log_in(client: Client, password: str = "guess", **headers: Any) -> int:
     body = {"username": "alice", "password": password}
     return client.post("/accounts/login/", body, **headers).status_code
 
@@ -161,7 +161,7 @@ def test_the_client_address_is_the_one_n_hops_from_the_right(proxies, n, forward
     from core.throttling import client_address
 
     proxies(n)
-    headers = {"REMOTE_ADDR": "192.0.2.9"}
+    headers: dict[str, Any] = {"REMOTE_ADDR": "192.0.2.9"}
     if forwarded is not None:
         headers["HTTP_X_FORWARDED_FOR"] = forwarded
 

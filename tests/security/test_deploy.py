@@ -3,6 +3,7 @@ real responses under those settings carry HSTS and secure cookies."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -51,7 +52,7 @@ def production() -> dict[str, Any]:
 
 
 @pytest.fixture
-def world(db, production) -> World:  # type: ignore[no-untyped-def]
+def world(db, production) -> Iterator[World]:
     # The same middleware in this process as in production, then production's values of
     # everything it reads.
     assert production["MIDDLEWARE"] == settings.MIDDLEWARE

@@ -26,7 +26,7 @@ PAGES = [
 API = ["/api/health/", "/api/games/{active}/", "/api/schema/", "/api/docs/?script="]
 
 
-def _assert_secure_headers(response) -> None:  # type: ignore[no-untyped-def]
+def _assert_secure_headers(response) -> None:
     assert response["X-Content-Type-Options"] == "nosniff"
     assert response["Referrer-Policy"] == "same-origin"
     assert response["X-Frame-Options"] == "DENY"

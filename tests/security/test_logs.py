@@ -25,6 +25,7 @@ from django.conf import settings
 from django.db import connections
 from rest_framework.throttling import ScopedRateThrottle
 
+from engine.cards import SEATS
 from games import event_log
 from games.models import Game
 from tests.support.api_plays import play_first_legal
@@ -42,7 +43,7 @@ def production_logging() -> dict[str, Any]:
 
 
 @pytest.fixture
-def log(production_logging) -> Iterator[io.StringIO]:  # type: ignore[no-untyped-def]
+def log(production_logging) -> Iterator[io.StringIO]:
     """What production's handlers print, configured as production configures them."""
     root = logging.getLogger()
     saved_handlers, saved_level = root.handlers[:], root.level
@@ -66,7 +67,7 @@ def hidden_at_the_start(game: Game) -> set[str]:
     """Every card in a hand or a pile: each was hidden from someone, and every card hidden
     later in the game is one of them."""
     state = event_log.load_state(Game.objects.get(pk=game.pk))
-    return {card for seat in ("a", "b") for card in (*state.hands[seat], *state.piles[seat])}
+    return {card for seat in SEATS for card in (*state.hands[seat], *state.piles[seat])}
 
 
 def play_a_while(world: World, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,7 @@ from tests.support.world import PASSWORD, changed_tables, snapshot
 
 
 @pytest.fixture
-def limit(monkeypatch):  # type: ignore[no-untyped-def]
+def limit(monkeypatch):
     """Two requests a minute for a scope of settings.REST_FRAMEWORK's throttle rates."""
 
     def set_limit(scope: str) -> int:

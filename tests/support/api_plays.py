@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 from engine import Play, decide, legal_plays
+from engine.cards import as_seat
 from engine.visibility import view_state
 from games import event_log
 from games.models import Game, GameEvent
@@ -24,7 +25,8 @@ def hidden_ids(game_id: str, viewer_seat: str | None) -> set[str]:
     # A player who lost the dragon saw the card he put back on his own pile: he may see it.
     put_back = GameEvent.objects.filter(game=game, kind="dragon_transferred", payload__from=viewer_seat)
     hidden -= {row.payload["returned"] for row in put_back if viewer_seat is not None}
-    assert view_state(state, viewer_seat)["over"] is False
+    viewer = as_seat(viewer_seat) if viewer_seat is not None else None
+    assert view_state(state, viewer)["over"] is False
     return hidden
 
 

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FloatRect, Locator, Page, expect
 
 # Playwright's sync API runs an event loop in this thread; Django's live server is fine with it.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -19,7 +19,7 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
 @pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):  # type: ignore[no-untyped-def]
+def browser_type_launch_args(browser_type_launch_args):
     return {
         **browser_type_launch_args,
         "executable_path": CHROMIUM,
@@ -28,22 +28,22 @@ def browser_type_launch_args(browser_type_launch_args):  # type: ignore[no-untyp
 
 
 @pytest.fixture
-def shots():  # type: ignore[no-untyped-def]
+def shots():
     ARTIFACTS.mkdir(exist_ok=True)
 
-    def shoot(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    def shoot(page, name: str) -> None:
         page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
     return shoot
 
 
 @pytest.fixture
-def open_page(browser):  # type: ignore[no-untyped-def]
+def open_page(browser):
     """A page in a fresh browser context (its own cookies: one player), closed after the test
     so that no page keeps polling the live server into the next test."""
     contexts = []
 
-    def open_(**context_options):  # type: ignore[no-untyped-def]
+    def open_(**context_options):
         context = browser.new_context(**context_options)
         contexts.append(context)
         return context.new_page()
@@ -53,7 +53,7 @@ def open_page(browser):  # type: ignore[no-untyped-def]
         context.close()
 
 
-def goto(page, url: str):  # type: ignore[no-untyped-def]
+def goto(page, url: str):
     """``page.goto``, tried again when the page's own poll reloaded it at that very moment
     (a game or waiting page refreshes itself once the game moves: "navigation interrupted by
     another navigation", or, when the page's reload wins, "net::ERR_ABORTED" for ours). Both
@@ -74,6 +74,13 @@ PASSWORD = "dragon-heart-42"
 DEAL = 7
 
 
+def box(locator: Locator) -> FloatRect:
+    """Where a visible element is drawn (Playwright gives None for one that is not)."""
+    drawn = locator.bounding_box()
+    assert drawn is not None, f"{locator} is not drawn"
+    return drawn
+
+
 def shown_ids(html: str, ids: set[str]) -> set[str]:
     """Card ids standing as words in a page (not inside a random token such as the CSRF one)."""
     return {card for card in ids if re.search(rf"(?<![\w-]){card}(?![\w-])", html)}
@@ -88,11 +95,12 @@ def sign_up(page: Page, base: str, username: str) -> None:
     expect(page.get_by_role("heading", name="Your turn")).to_be_visible()
 
 
-def take_turn(page: Page, seen: set[str], shots=None) -> None:  # type: ignore[no-untyped-def]
+def take_turn(page: Page, seen: set[str], shots=None) -> None:
     """Put down one card (always legal); prefer a play that asks a choice, once of each kind."""
     cards = page.locator('input[name="cards"]')
     hero_lying = int(page.locator('.space[data-space="hero"]').get_attribute("data-lying") or 0)
     types = [cards.nth(i).get_attribute("data-type") for i in range(cards.count())]
+    pick: int | None
     if "hero" in types and hero_lying == 1 and "hero" not in seen:
         pick = types.index("hero")
     elif types.count("hero") >= 2 and hero_lying == 0 and "hero" not in seen:

@@ -23,8 +23,8 @@ IN_MEMORY_BROKER = "memory://localhost//"
 def _forget_broker_connections() -> None:
     # The app keeps its producer pool, bound to the broker it first met (the in-memory one of
     # the eager tests): drop it, or messages would never reach Redis.
-    app._pool = None
-    app.amqp._producer_pool = None
+    app._pool = None  # type: ignore[attr-defined]
+    app.amqp._producer_pool = None  # type: ignore[attr-defined]
 
 
 @contextmanager
@@ -45,7 +45,7 @@ def celery_conf(**values: Any) -> Iterator[None]:
 
 
 @pytest.fixture
-def celery_on_redis(settings) -> Iterator[None]:  # type: ignore[no-untyped-def]
+def celery_on_redis(settings) -> Iterator[None]:
     # Tasks left in the queue by an earlier, interrupted run would only slow this worker down.
     broker = real_worker_broker_url()  # a database of its own, per test process (tests/support/workers.py)
     redis.Redis.from_url(broker).flushdb()

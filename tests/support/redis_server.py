@@ -49,7 +49,7 @@ class OwnRedis:
 
 
 @pytest.fixture
-def own_redis(settings) -> Iterator[OwnRedis]:  # type: ignore[no-untyped-def]
+def own_redis(settings) -> Iterator[OwnRedis]:
     """Celery's broker is a Redis of the test's own (not started yet); tasks are not eager."""
     redis = OwnRedis()
     with celery_conf(broker_url=redis.url(), task_always_eager=False, result_backend=None):

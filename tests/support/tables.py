@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from engine import legal_plays
-from engine.cards import DECKS
+from engine.cards import DECKS, Seat, owner
 from games import challenges, event_log, services
 from games.models import Game, GameEvent
 
@@ -18,11 +18,12 @@ class StackedDeck:
     every other random choice (first seat, the card put back) takes the first option."""
 
     def __init__(self, a: list[str], b: list[str]) -> None:
-        self.top = {"a": a, "b": b}
+        self.top: dict[Seat, list[str]] = {"a": a, "b": b}
 
     def shuffle(self, deck: list[str]) -> None:
-        top = self.top[deck[0][0]]
-        deck[:] = top + [card for card in DECKS[deck[0][0]] if card not in top]
+        seat = owner(deck[0])
+        top = self.top[seat]
+        deck[:] = top + [card for card in DECKS[seat] if card not in top]
 
     def randrange(self, stop: int, /) -> int:
         return 0
@@ -67,3 +68,10 @@ def play_to_end(game: Game) -> None:
 def footprint(game: Game) -> tuple[int, int]:
     """What any write would change: the game's version and its number of events."""
     return Game.objects.get(pk=game.pk).version, GameEvent.objects.filter(game=game).count()
+
+
+def snapshot(game: Game) -> dict[str, Any]:
+    """The game's cached engine state (``Game.state``), which every dealt game has."""
+    assert game.state is not None, "a challenge has no cards yet"
+    state: dict[str, Any] = game.state
+    return state

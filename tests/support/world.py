@@ -119,7 +119,7 @@ def changed_tables(before: dict[str, list[str]]) -> set[str]:
 def snapshot() -> dict[str, list[str]]:
     """Every row of every data table, as text: equal snapshots mean nothing was written."""
     return {
-        model._meta.label: [repr(row) for row in model.objects.order_by("pk").values_list()]
+        model._meta.label: [repr(row) for row in model._default_manager.order_by("pk").values_list()]
         for model in apps.get_models()
         if model._meta.app_label in DATA_APPS
     }
