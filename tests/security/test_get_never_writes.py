@@ -44,7 +44,7 @@ def _unreviewed_end(world: World) -> Game:
     return Game.objects.get(pk=game.pk)
 
 
-def _writes(world: World, capture: Any, urls: list[tuple[str, dict[str, str]]]) -> list[str]:
+def _writes(world: World, capture: Any, urls: list[tuple[str, dict[str, Any]]]) -> list[str]:
     """Each URL asked with GET by each actor in turn (pages with a session, the API with a
     token): the tables an actor's requests changed, and the URLs that queued work for after
     their commit. (A snapshot is read once an actor: it costs more than most requests.)"""

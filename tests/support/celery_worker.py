@@ -32,14 +32,18 @@ def celery_conf(**values: Any) -> Iterator[None]:
     """Celery's settings ``values`` for the block; after it, the app reads Django's settings for
     them again, as a test's ``settings`` fixture changes them (a value put back with
     app.conf.update would stay pinned over the settings for the rest of the run)."""
-    pinned = {key: app.conf.changes[key] for key in values if key in app.conf.changes}
+    changes = app.conf.changes
+    assert changes is not None  # the settings the app was configured from
+    pinned = {key: changes[key] for key in values if key in changes}
     app.conf.update(values)
     _forget_broker_connections()
     try:
         yield
     finally:
+        changed = app.conf.changes  # read again: the block may have configured the app anew
+        assert changed is not None
         for key in values:
-            app.conf.changes.pop(key, None)
+            changed.pop(key, None)
         app.conf.update(pinned)
         _forget_broker_connections()
 
@@ -62,7 +66,7 @@ Queued = list[tuple[str, tuple[Any, ...], float]]
 
 
 @pytest.fixture
-def queued(settings, monkeypatch) -> Queued:  # type: ignore[no-untyped-def]
+def queued(settings, monkeypatch) -> Queued:
     """A worker's site where nothing runs by itself: each task queued (core.deferred) is kept,
     as (name, arguments, countdown), for the test to run as the worker would, when it would."""
     settings.CELERY_TASK_ALWAYS_EAGER = False
@@ -86,14 +90,14 @@ def worker_in_process() -> Iterator[EmbeddedWorker]:
     with celery_conf(broker_url=IN_MEMORY_BROKER, task_always_eager=False, result_backend=None):
         with app.connection_for_write() as broker:  # what earlier tests queued and no one took
             for queue in embedded_worker.QUEUES:
-                broker.default_channel.queue_purge(queue)
+                broker.default_channel.queue_purge(queue)  # type: ignore[attr-defined]
         # Each worker picks its queue in the app's one selection (Celery has one worker a
         # process in mind): put back what later workers of this run start from.
-        selected = app.amqp.queues._consume_from
+        selected = app.amqp.queues._consume_from  # type: ignore[attr-defined]
         running = embedded_worker.start(app, beat=False)
         yield running
         running.stop()
-        app.amqp.queues._consume_from = selected
+        app.amqp.queues._consume_from = selected  # type: ignore[attr-defined]
     connection.close()
 
 
