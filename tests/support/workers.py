@@ -2,10 +2,10 @@
 
 pytest-django already gives each worker a test database of its own (its name ends in the
 worker's id). This plugin does the same for the machine's Redis, whose databases a test may
-flush: worker N of a run whose REDIS_URL names database D (8 on the embedded default, whose
+flush: worker N of a run whose REDIS_URL names database D (2 on the embedded default, whose
 cache is in local memory) uses databases D + 2N (the cache) and D + 2N + 1 (the broker, which
-the real-worker tests of tests/support/celery_worker.py flush and use too), so four workers
-fit in Redis' sixteen databases from 8. The environment is rewritten as well as the settings:
+the real-worker tests of tests/support/celery_worker.py flush and use too), so seven workers
+fit in Redis' sixteen databases from 2 (scripts/test runs at most seven). The environment is rewritten as well as the settings:
 the tests' own subprocesses (workers, relays) inherit it."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import pytest
 
 # The run's own Redis, as scripts/test gives it, read before this plugin moves it per worker;
 # without one (the SQLite pass, whose cache is in local memory) the real-worker tests' broker
-# counts from database 8 of the machine's Redis.
+# counts from database 2 of the machine's Redis.
 RUN_REDIS_URL = os.environ.get("REDIS_URL")
-BASE = RUN_REDIS_URL or "redis://127.0.0.1:6379/8"
+BASE = RUN_REDIS_URL or "redis://127.0.0.1:6379/2"
 
 
 def worker_number() -> int:
