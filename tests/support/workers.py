@@ -61,7 +61,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 # The tests that take longest go first, so that parallel workers finish together instead of
-# one starting a whole game in the browser as the others run out of work.
+# one starting a whole game in the browser as the others run out of work. scripts/test
+# schedules with --dist worksteal: xdist's default hands each worker a run of consecutive
+# tests at the start, which put every slow one in the first worker's run.
 SLOW_FIRST = (
     "tests/e2e/",
     "tests/faults/",
