@@ -5,8 +5,8 @@ worker's id). This plugin does the same for the machine's Redis, whose databases
 flush: worker N of a run whose REDIS_URL names database D (2 on the embedded default, whose
 cache is in local memory) uses databases D + 2N (the cache) and D + 2N + 1 (the broker, which
 the real-worker tests of tests/support/celery_worker.py flush and use too), so seven workers
-fit in Redis' sixteen databases from 2 (scripts/test runs at most seven). The environment is rewritten as well as the settings:
-the tests' own subprocesses (workers, relays) inherit it."""
+fit in Redis' sixteen databases from 2 (scripts/test runs at most seven). The environment is
+rewritten as well as the settings: the tests' own subprocesses (workers, relays) inherit it."""
 
 from __future__ import annotations
 
