@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 
 from games import services
 from games.models import Game
-from tests.support.api_plays import hidden_ids
-from tests.support.browser import DEAL, goto, shown_ids, sign_up, take_turn
+from tests.support.api_plays import hidden_ids, shown_ids
+from tests.support.browser import DEAL, goto, sign_up, take_turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -12,8 +12,7 @@ from playwright.sync_api import Page, expect
 from games import event_log, play_links
 from games.models import Game, GameEvent
 from tests.e2e.test_table import A_HAND, B_HAND, DESKTOP, PHONE, _user
-from tests.support.api_plays import hidden_ids
-from tests.support.browser import shown_ids
+from tests.support.api_plays import hidden_ids, shown_ids
 from tests.support.tables import stack_the_deck, start
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -17,8 +17,7 @@ from accounts import services as account_services
 from engine.cards import CARD_TYPE
 from games import challenges, services
 from games.models import Game
-from tests.support.api_plays import hidden_ids
-from tests.support.browser import shown_ids
+from tests.support.api_plays import hidden_ids, shown_ids
 from tests.support.tables import play, play_first_legal, snapshot, stack_the_deck, start
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -196,4 +196,4 @@ def test_the_capture_animation_carries_only_cards_that_lay_on_the_board(monkeypa
     assert flown <= captured
     put_back = _put_back(game)
     assert put_back is not None
-    assert put_back not in html
+    assert put_back not in CARD_ID.findall(html)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 from engine import Play, decide, legal_plays
@@ -11,6 +12,11 @@ from engine.cards import as_seat
 from engine.visibility import view_state
 from games import event_log
 from games.models import Game, GameEvent
+
+
+def shown_ids(html: str, ids: set[str]) -> set[str]:
+    """Card ids standing as words in a page (not inside a random token such as the CSRF one)."""
+    return {card for card in ids if re.search(rf"(?<![\w-]){card}(?![\w-])", html)}
 
 
 def hidden_ids(game_id: str, viewer_seat: str | None) -> set[str]:

@@ -4,8 +4,8 @@ tests/conftest.py, so that every test directory with a browser test shares the s
 
 from __future__ import annotations
 
+import contextlib
 import os
-import re
 from pathlib import Path
 
 import pytest
@@ -53,14 +53,32 @@ def open_page(browser):
         context.close()
 
 
+# Run in the page before ``goto`` leaves it: htmx asks before it sends a request or acts on an
+# answer, and is told no, so the page's own poll can neither start another request nor reload
+# the page (HX-Refresh) while the test's navigation is under way.
+_STAND_STILL = """() => {
+    for (const name of ["htmx:beforeRequest", "htmx:beforeOnLoad"]) {
+        window.addEventListener(name, (event) => event.preventDefault(), true);
+    }
+}"""
+
+
 def goto(page, url: str):
-    """``page.goto``, tried again when the page's own poll reloaded it at that very moment
-    (a game or waiting page refreshes itself once the game moves: "navigation interrupted by
-    another navigation", or, when the page's reload wins, "net::ERR_ABORTED" for ours). Both
-    navigations lead to the same page, so once more is enough."""
+    """``page.goto`` from a page whose poll may reload it at that very moment.
+
+    A game or waiting page reloads itself once the game moves; when the server is slow, the page
+    being left polls again and again while the new one loads, and each reload interrupts the
+    test's navigation ("interrupted by another navigation", or "net::ERR_ABORTED" when the
+    reload wins). So the page is first told to stand still. Telling it can itself fail when the
+    page is between documents (its own reload under way); then the navigation is tried again,
+    and a later one always wins over an earlier one."""
     from playwright.sync_api import Error
 
     for attempt in range(3):
+        # Between two documents (its own reload under way) there is nothing to tell, and the
+        # goto below supersedes that reload.
+        with contextlib.suppress(Error):
+            page.evaluate(_STAND_STILL)
         try:
             return page.goto(url)
         except Error as exc:
@@ -79,11 +97,6 @@ def box(locator: Locator) -> FloatRect:
     drawn = locator.bounding_box()
     assert drawn is not None, f"{locator} is not drawn"
     return drawn
-
-
-def shown_ids(html: str, ids: set[str]) -> set[str]:
-    """Card ids standing as words in a page (not inside a random token such as the CSRF one)."""
-    return {card for card in ids if re.search(rf"(?<![\w-]){card}(?![\w-])", html)}
 
 
 def sign_up(page: Page, base: str, username: str) -> None:
