@@ -4,28 +4,24 @@ lost or doubled."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from datetime import timedelta
 from typing import Any
 
 from django.utils import timezone
 
-from dragonheart_site.celery import app
 from games import challenges, event_log, services
 from games.models import Game, GameEvent
 from outbox.models import Notification
 from outbox.services import CLAIM_TIMEOUT
+from tests.support.celery_worker import celery_conf
 
 
-@contextmanager
-def tasks_in_process() -> Iterator[None]:
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    try:
-        yield
-    finally:
-        app.conf.task_always_eager = saved
+def tasks_in_process() -> AbstractContextManager[None]:
+    """Tasks run at once for the block, whatever the test's settings; after it, the app reads
+    the settings again (celery_conf: a value put back by hand would stay pinned over them for
+    the rest of the worker's run, as it did over a later test that turned eager mode off)."""
+    return celery_conf(task_always_eager=True)
 
 
 def started(alice: Any, bob: Any) -> Game:

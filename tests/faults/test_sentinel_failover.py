@@ -20,9 +20,8 @@ import pytest
 import redis
 
 from dragonheart_site import environment
-from dragonheart_site.celery import app
 from tests.faults.held_task import DONE, RELEASE, STARTED, hold, lines
-from tests.support.celery_worker import _forget_broker_connections, wait_for
+from tests.support.celery_worker import celery_conf, wait_for
 
 MASTER = "dragonheart-test"
 GAVE_UP = "Unrecoverable error"
@@ -104,18 +103,13 @@ def sentinel_group(tmp_path, settings) -> Iterator[SentinelGroup]:
     """The group, and this process's Celery publishing through Sentinel as the site does."""
     group = SentinelGroup(tmp_path).start()
     sentinels = [("127.0.0.1", group.ports["sentinel"])]
-    saved = {key: app.conf[key] for key in ("broker_url", "broker_transport", "broker_transport_options")}
-    saved["task_always_eager"] = app.conf.task_always_eager
-    app.conf.update(
+    with celery_conf(
         broker_url=environment.sentinel_broker_url("redis://127.0.0.1:6379/1", sentinels),
         broker_transport="core.broker:SentinelTransport",
         broker_transport_options={**settings.CELERY_BROKER_TRANSPORT_OPTIONS, "master_name": MASTER},
         task_always_eager=False,
-    )
-    _forget_broker_connections()
-    yield group
-    app.conf.update(saved)
-    _forget_broker_connections()
+    ):
+        yield group
     group.stop()
 
 

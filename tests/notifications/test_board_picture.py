@@ -13,7 +13,7 @@ from games import challenges, event_log, history, presenters
 from games.art import PALETTE, symbols
 from games.models import Game
 from notifications import board_picture
-from tests.support.api_plays import hidden_ids, leaked, play_first_legal
+from tests.support.api_plays import hidden_ids, leaked, play_first_legal, shown_ids
 
 pytestmark = pytest.mark.board_picture  # the real picture, not tests/conftest.py's white pixel
 
@@ -72,7 +72,7 @@ def test_the_picture_is_drawn_from_a_view_without_the_hidden_cards(
     # characters such as "b45" turn up by chance and are no card.
     assert not leaked(json.loads(json.dumps(view, default=str)), secret)
     svg = board_picture.board_svg(view, history.names_of(game))
-    assert not {card for card in secret if re.search(rf"(?<![\w-]){card}(?![\w-])", svg)}
+    assert not shown_ids(svg, secret)
     shown = sum(len(cards) for cards in view["board"].values()) + len(view["hold"]) + len(view["hand"])
     assert svg.count('href="#sym-') == shown  # not one card beyond the reader's
 

@@ -133,5 +133,8 @@ def take_turn(page: Page, seen: set[str], shots=None) -> None:
                 shots(page, f"choice-{needs}")
             choice.locator("input").first.check()
             seen.add(needs)
-    page.locator("#play-button").click()
+    # The play is a form's POST answered by a redirect to the game: wait until that page is
+    # there, so that the next step reads the game the play made.
+    with page.expect_navigation():
+        page.locator("#play-button").click()
     expect(page.locator(".error")).to_have_count(0)

@@ -2,10 +2,11 @@
 
 pytest-django already gives each worker a test database of its own (its name ends in the
 worker's id). This plugin does the same for the machine's Redis, whose databases a test may
-flush: worker N of a run whose REDIS_URL names database D (2 on the embedded default, whose
-cache is in local memory) uses databases D + 2N (the cache) and D + 2N + 1 (the broker, which
-the real-worker tests of tests/support/celery_worker.py flush and use too), so seven workers
-fit in Redis' sixteen databases from 2 (scripts/test runs at most seven). The environment is
+flush: worker N of a run whose REDIS_URL names database D (on the embedded default, whose
+cache is in local memory, TEST_REDIS_URL's, else 2) uses databases D + 2N (the cache) and
+D + 2N + 1 (the broker, which the real-worker tests of tests/support/celery_worker.py flush and
+use too), so seven workers fit in Redis' sixteen databases from 2: scripts/test runs four in
+pass 1 from database 2 and three in pass 2, side by side, from database 10. The environment is
 rewritten as well as the settings: the tests' own subprocesses (workers, relays) inherit it."""
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ import pytest
 
 # The run's own Redis, as scripts/test gives it, read before this plugin moves it per worker;
 # without one (the SQLite pass, whose cache is in local memory) the real-worker tests' broker
-# counts from database 2 of the machine's Redis.
+# counts from TEST_REDIS_URL's database (2 of the machine's Redis unless told).
 RUN_REDIS_URL = os.environ.get("REDIS_URL")
-BASE = RUN_REDIS_URL or "redis://127.0.0.1:6379/2"
+BASE = RUN_REDIS_URL or os.environ.get("TEST_REDIS_URL") or "redis://127.0.0.1:6379/2"
 
 
 def worker_number() -> int:
@@ -71,18 +72,45 @@ SLOW_FIRST = (
     "tests/security/test_csp_in_the_browser.py",
     "tests/core/test_one_command_site.py",
 )
-BROWSER_FIXTURES = {"page", "browser", "context", "open_page"}
+# pytest-django's fixtures that reach the database (live_server through transactional_db, a
+# world built once a module through django_db_setup; django_db_blocker is in every test's
+# closure, through pytest-django's own autouse fixtures).
+DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+    "django_db_setup",
+}
+ON_THEIR_OWN = ("postgresql", "processes", "faults")
+
+
+def _needs(item: pytest.Item, fixture_names: set[str]) -> bool:
+    """Whether the test asks for one of these fixtures, directly or through another (a
+    parametrized argument of the same name, such as test_csrf's ``page``, is no fixture)."""
+    callspec = getattr(item, "callspec", None)
+    arguments = set(callspec.params) if callspec is not None else set()
+    return bool(fixture_names & (set(getattr(item, "fixturenames", ())) - arguments))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test by what it needs (``browser``: Chromium; ``faults``: servers and
-    processes of its own, started and broken on purpose), so that ``scripts/test --quick``
-    leaves both out, and put the slow ones first."""
+    """Mark each test by what it needs, so that scripts/test can choose:
+
+    * ``browser``: Chromium (``--quick`` leaves it out);
+    * ``faults``: servers and processes of its own, started and broken on purpose (``--quick``
+      leaves it out);
+    * ``no_database``: neither the database nor a process of its own. Pass 2 (PostgreSQL and
+      Redis) leaves these out, with the browser tests: it would run the same code over again.
+
+    and put the slow ones first."""
     root = config.rootpath
     for item in items:
         where = item.path.relative_to(root).as_posix()
-        if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if _needs(item, {"browser"}):
             item.add_marker("browser")
         if where.startswith(("tests/faults/", "tests/cluster/")):
             item.add_marker("faults")
+        reaches = item.get_closest_marker("django_db") or _needs(item, DATABASE_FIXTURES)
+        if not reaches and not any(item.get_closest_marker(name) for name in ON_THEIR_OWN):
+            item.add_marker("no_database")
     items.sort(key=lambda item: not item.path.relative_to(root).as_posix().startswith(SLOW_FIRST))
