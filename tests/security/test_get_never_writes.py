@@ -14,6 +14,7 @@ from typing import Any
 from django.apps import apps
 from django.utils import timezone
 
+from accounts import services as account_services
 from games import challenges, services
 from games.models import Game, GameReview
 from tests.security.test_authorization_matrix import API, CAST, PAGES
@@ -115,3 +116,28 @@ def test_every_app_of_the_project_is_in_the_snapshot():
 
     assert {"accounts", "outbox", "ratings", "games", "notifications"} <= with_tables
     assert with_tables <= DATA_APPS
+
+
+def test_the_snapshot_sees_the_writes_the_orm_sees(world):
+    """The snapshot's plain SELECTs beside the ORM's reading of the same tables, around a
+    resignation (events, the game, ratings, emails) and a new token."""
+
+    def read_by_the_orm() -> dict[str, list[Any]]:
+        return {
+            model._meta.label: list(model._default_manager.order_by("pk").values_list())
+            for model in apps.get_models()
+            if model._meta.app_label in DATA_APPS
+        }
+
+    before, before_by_the_orm = snapshot(), read_by_the_orm()
+    assert {label: len(rows) for label, rows in before.items()} == {
+        label: len(rows) for label, rows in before_by_the_orm.items()
+    }
+
+    services.game_resign(game=world.active, user=world.users["bob"])
+    account_services.token_create(user=world.users["charlie"], name="another")
+
+    after_by_the_orm = read_by_the_orm()
+    seen_by_the_orm = {label for label, rows in after_by_the_orm.items() if rows != before_by_the_orm[label]}
+    assert {"games.GameEvent", "accounts.ApiToken"} <= seen_by_the_orm
+    assert changed_tables(before) == seen_by_the_orm
