@@ -75,9 +75,7 @@ def goto(page, url: str):
     from playwright.sync_api import Error
 
     for attempt in range(3):
-        # Between two documents (its own reload under way) there is nothing to tell, and the
-        # goto below supersedes that reload.
-        with contextlib.suppress(Error):
+        with contextlib.suppress(Error):  # between two documents: see the docstring
             page.evaluate(_STAND_STILL)
         try:
             return page.goto(url)
