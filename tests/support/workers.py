@@ -83,6 +83,24 @@ DATABASE_FIXTURES = {
     "django_db_setup",
 }
 ON_THEIR_OWN = ("postgresql", "processes", "faults")
+# What these prove does not depend on the database that holds the rows: pages, pictures and
+# responses drawn from a game's events (every step of a history, the hidden cards of every
+# page), who may open what, forms and headers. They read through the ORM alone, with no lock,
+# no concurrent transaction and no query counted, so pass 1 (SQLite) proves them for every
+# database and pass 2 leaves them out (marked database_neutral).
+DATABASE_NEUTRAL = (
+    "tests/games/test_art.py",
+    "tests/games/test_hidden_cards.py",
+    "tests/games/test_hidden_cards_guide.py",
+    "tests/games/test_history_turns.py",
+    "tests/games/test_how_to_play_page.py",
+    "tests/games/test_last_turn.py",
+    "tests/games/test_lobby_pages.py",
+    "tests/games/test_play_words.py",
+    "tests/security/test_authorization_matrix.py",
+    "tests/security/test_csrf.py",
+    "tests/security/test_headers.py",
+)
 
 
 def _needs(item: pytest.Item, fixture_names: set[str]) -> bool:
@@ -100,7 +118,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     * ``faults``: servers and processes of its own, started and broken on purpose (``--quick``
       leaves it out);
     * ``no_database``: neither the database nor a process of its own. Pass 2 (PostgreSQL and
-      Redis) leaves these out, with the browser tests: it would run the same code over again.
+      Redis) leaves these out, with the browser tests: it would run the same code over again;
+    * ``database_neutral``: reaches the database, but proves nothing that depends on which one
+      (DATABASE_NEUTRAL); pass 2 leaves these out too.
 
     and put the slow ones first."""
     root = config.rootpath
@@ -110,6 +130,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker("browser")
         if where.startswith(("tests/faults/", "tests/cluster/")):
             item.add_marker("faults")
+        if where in DATABASE_NEUTRAL:
+            item.add_marker("database_neutral")
         reaches = item.get_closest_marker("django_db") or _needs(item, DATABASE_FIXTURES)
         if not reaches and not any(item.get_closest_marker(name) for name in ON_THEIR_OWN):
             item.add_marker("no_database")
