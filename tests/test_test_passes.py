@@ -11,7 +11,13 @@ from tests.support.workers import DATABASE_NEUTRAL
 
 ROOT = Path(__file__).resolve().parent.parent
 # What only a database of its own can show: locks, concurrent writers, counted queries.
-DATABASE_BOUND = ("select_for_update", "CaptureQueriesContext", "num_queries", "NumQueries", "transaction=True")
+DATABASE_BOUND = (
+    "select_for_update",
+    "CaptureQueriesContext",
+    "num_queries",
+    "NumQueries",
+    "transaction=True",
+)
 
 
 @pytest.mark.parametrize("module", DATABASE_NEUTRAL)
