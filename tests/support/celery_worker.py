@@ -87,8 +87,14 @@ def worker_in_process() -> Iterator[EmbeddedWorker]:
     process, on their countdowns (core/embedded_worker.py; beat is left out: a test runs a
     sweep itself). Its tasks see only what is committed: use it with transactional_db or the
     live server."""
-    with celery_conf(broker_url=IN_MEMORY_BROKER, task_always_eager=False, result_backend=None):
+    # The transport too: a run on Redis names kombu's Redis transport (settings), which would
+    # read the in-memory URL as Redis' database 0, shared by every test process of the run,
+    # whose workers would then take each other's tasks.
+    with celery_conf(
+        broker_url=IN_MEMORY_BROKER, broker_transport=None, task_always_eager=False, result_backend=None
+    ):
         with app.connection_for_write() as broker:  # what earlier tests queued and no one took
+            assert broker.transport.driver_type == "memory", broker.as_uri()
             for queue in embedded_worker.QUEUES:
                 broker.default_channel.queue_purge(queue)  # type: ignore[attr-defined]
         # Each worker picks its queue in the app's one selection (Celery has one worker a
