@@ -77,6 +77,20 @@ def confirmation_request(*, user: User) -> None:
     confirmation_requested.send(sender=User, user=user)
 
 
+@transaction.atomic
+def email_change(*, user: User, email: str) -> bool:
+    """Give the player a new address, and send a confirmation link to it: no game email goes
+    there before it is opened (confirmation_request starts its status over). False, and
+    nothing changed, if it is the address they have."""
+    address = User.objects.normalize_email(email.strip())
+    if address.lower() == user.email.lower():
+        return False
+    user.email = address
+    user.save(update_fields=["email"])
+    confirmation_request(user=user)
+    return True
+
+
 def email_confirm(*, token: str) -> User | None:
     """Confirm the address a link names; None if the link is not ours, too old, or names an
     address the player no longer has."""

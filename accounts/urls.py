@@ -15,6 +15,7 @@ urlpatterns = [
     path("accounts/tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),
     path("accounts/confirm/<str:token>/", views.email_confirm, name="email-confirm"),
     path("accounts/confirm/", views.email_confirmation_send, name="email-confirmation-send"),
+    path("accounts/email/", views.email_change, name="email-change"),
     # Before Django's own: the same path, throttled.
     path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),

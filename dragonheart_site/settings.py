@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "core",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "django.contrib.humanize",  # times as people say them ("2 hours ago"), in every language
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",

@@ -53,16 +53,18 @@ class CreateGameForm(forms.Form):
         "rated",
     ]
 
+    # The computer and a friend first, as equal choices (home.html draws them as two tiles);
+    # a friend is the first chosen, as before, so that a form sent without a choice names one.
     OPPONENTS = [
-        ("user", _("a player I name")),
-        ("open", _("anyone (open challenge)")),
         ("bot", _("the computer")),
+        ("user", _("a friend")),
+        ("open", _("anyone (open challenge)")),
     ]
 
     against = forms.ChoiceField(
         label=_("Play against"), choices=OPPONENTS, initial="user", widget=forms.RadioSelect
     )
-    username = forms.CharField(label=_("Username"), required=False, max_length=150)
+    username = forms.CharField(label=_("Your friend's username"), required=False, max_length=150)
     bot = forms.ChoiceField(
         label=_("Computer"),
         choices=[(b, BOT_LABELS.get(b, b)) for b in BOTS],

@@ -75,7 +75,7 @@ def _cards_played(event: Event, names: dict[str, str], values: dict[str, int]) -
     }
     line += f" ({worth})" if worth else ""
     if event["choice"]:
-        line += " — " + _("chose %(choice)s") % {"choice": _choice(event["choice"])}
+        line += " — " + _("chose %(choice)s") % {"choice": choice_name(event["choice"])}
     return line + "."
 
 
@@ -91,7 +91,7 @@ def _cards_captured(event: Event, names: dict[str, str], values: dict[str, int])
         "%(who)s took %(count)d card from %(space)s",
         "%(who)s took %(count)d cards from %(space)s",
         len(cards),
-    ) % {"who": _who(event, names), "count": len(cards), "space": _space(event["space"])}
+    ) % {"who": _who(event, names), "count": len(cards), "space": space_name(event["space"])}
     worth = ngettext("%(n)d point", "%(n)d points", points) % {"n": points}
     return _("%(taking)s: %(points)s.") % {"taking": taking, "points": worth}
 
@@ -167,7 +167,8 @@ _DESCRIBERS: dict[str, Callable[[Event, dict[str, str], dict[str, int]], str]] =
 }
 
 
-def _choice(choice: str) -> str:
+def choice_name(choice: str) -> str:
+    """A princess's or hero's choice in words: "the treasure chests"."""
     return {
         "chests": _("the treasure chests"),
         "stones": _("the petrified dragons"),
@@ -176,7 +177,8 @@ def _choice(choice: str) -> str:
     }[choice]
 
 
-def _space(space: str) -> str:
+def space_name(space: str) -> str:
+    """A space (or the ship's hold) in words: "the dwarf space"."""
     return _("the hold") if space == "hold" else _("the %(type)s space") % {"type": type_name(space)}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.contrib.auth.models import User
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -112,3 +112,21 @@ def win_loss_record(user: User) -> dict[str, int]:
 def games_of(user: User, *, limit: int = 100) -> QuerySet[Game]:
     """The player's games, newest first (the profile's list)."""
     return _light().of_player(user).order_by("-created_at")[:limit]
+
+
+class NextGame(NamedTuple):
+    """Where "Next game" leads: the game that has waited longest for the player's move (None
+    when none waits) and how many games wait for it."""
+
+    game_id: str | None
+    waiting: int
+
+
+def next_game_for(user: User) -> NextGame:
+    """The player's running games where it is their move, longest waiting first as in the
+    lobby's "your turn" list: the first and the count, in one query (ids only; a player has a
+    handful of games, not thousands)."""
+    own_move = Q(player_a=user, to_move="a") | Q(player_b=user, to_move="b")
+    waiting = Game.objects.of_player(user).filter(own_move, status=Game.Status.ACTIVE)
+    ids = list(waiting.order_by("turn_started_at", "pk").values_list("pk", flat=True))
+    return NextGame(ids[0] if ids else None, len(ids))

@@ -65,19 +65,26 @@ def _takings(board: dict[str, list[dict[str, Any]]] | None) -> dict[str, dict[st
 
 def end_notice(view: dict[str, Any], me: Seat | None, names: dict[str, str]) -> str:
     """The end in sight, before the viewer plays (rule R1.9.1 of the shared rules contract:
-    the game ends once turn ``last_turn`` is complete; ``turn`` counts completed turns)."""
-    last, turn = view["last_turn"], view["turn"]
-    if last is None or view["status"] != "active" or view["to_move"] is None:
+    the game ends once turn ``last_turn`` is complete; ``turn`` counts completed turns). Turns
+    are named as the news box numbers them: each player's own (turns.own_number)."""
+    last, turn, to_move = view["last_turn"], view["turn"], view["to_move"]
+    if last is None or view["status"] != "active" or to_move is None:
         return ""
+    # The seat to move plays turn ``turn + 1``: that says who began.
+    first = to_move if (turn + 1) % 2 == 1 else other(to_move)
+    ender, n = turns.seat_of(last, first), turns.own_number(last, first)
     if me is None:
-        return _("Turn %(n)d is the last of the game.") % {"n": last}
-    mine_next = turn + 1 if view["to_move"] == me else turn + 2
-    opponent = names[other(me)]
+        return _("%(name)s's turn %(n)d is the last of the game.") % {"name": names[ender], "n": n}
+    mine_next = turn + 1 if to_move == me else turn + 2
     if mine_next > last:
-        return _("The game ends after %(name)s's next turn: you do not play again.") % {"name": opponent}
+        return _("The game ends after %(name)s's next turn: you do not play again.") % {
+            "name": names[other(me)]
+        }
     if mine_next + 2 <= last:
-        return _("The game ends after turn %(n)d.") % {"n": last}
-    if view["to_move"] == me:
+        if ender == me:
+            return _("The game ends after your turn %(n)d.") % {"n": n}
+        return _("The game ends after %(name)s's turn %(n)d.") % {"name": names[ender], "n": n}
+    if to_move == me:
         return _("This is your last turn: the game ends after it.")
     return _("Your next turn is your last.")
 
@@ -120,9 +127,7 @@ def table_context(game: Game, user: User) -> dict[str, Any]:
     me = view["your_seat"]
     names = history.names_of(game)
     turns_shown = (
-        turns.turn_context(
-            turns.last_turns(game, me, state.values), presenters.faces(state.options.deck_profile)
-        )
+        turns.turn_context(turns.last_turns(game, me, state), presenters.faces(state.options.deck_profile))
         if state is not None
         else turns.turn_context([], {})
     )

@@ -6,10 +6,11 @@ from __future__ import annotations
 from django.urls import path
 from django.views.i18n import JavaScriptCatalog
 
-from games.views import guide, history, links, lobby, table
+from games.views import end, guide, history, links, lobby, table
 
 urlpatterns = [
     path("", lobby.home, name="home"),
+    path("play-computer/", lobby.play_computer, name="play-computer"),
     path("invite/<str:token>/", lobby.invite, name="invite"),
     path("how-to-play/", guide.how_to_play, name="how-to-play"),
     path("play/<str:token>/", links.play_link, name="play-link"),
@@ -18,6 +19,7 @@ urlpatterns = [
     path("games/<str:game_id>/waiting/", table.game_waiting, name="game-waiting"),
     path("games/<str:game_id>/play/", table.game_play, name="game-play"),
     path("games/<str:game_id>/history/", history.game_history, name="game-history"),
+    path("games/<str:game_id>/review/", end.game_review, name="game-review"),  # the end screen's review
     path("games/<str:game_id>/accept/", table.game_accept, name="game-accept"),
     path("games/<str:game_id>/decline/", table.game_decline, name="game-decline"),
     path("games/<str:game_id>/cancel/", table.game_cancel, name="game-cancel"),

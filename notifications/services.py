@@ -70,24 +70,11 @@ def _reason_to_skip(note: Notification) -> str:
         return "preferences"
     if note.kind == Notification.Kind.DIGEST:
         return "" if mode == Preferences.Mode.DIGEST else "preferences"
-    if about_a_turn and not _turn_still_open(note):
+    # Whose turn it is now is not enough: after a delivery outage a player's backlog of turn
+    # rows would all pass that test the moment they are on turn again (the selector says how).
+    if about_a_turn and not selectors.turn_still_open(note, note.user):
         return "turn already played"
     return ""
-
-
-def _turn_still_open(note: Notification) -> bool:
-    """Whether the turn that ``note`` (a "your turn" or a reminder) is about is still waiting
-    for its reader. Whose turn it is now is not enough: after a delivery outage a player's
-    backlog of turn rows would all pass that test the moment they are on turn again. The row's
-    key names the version it was written at; any play recorded after it ended that turn (a
-    vacation's start or end is a clock fact, not a play, and leaves the turn open)."""
-    game = note.game
-    if game is None or game.status != game.Status.ACTIVE or game.to_move != game.seat_of(note.user):
-        return False
-    _, _, version = note.key.rpartition(":")
-    if not version.isdigit():
-        return False  # not a row about one turn of this game
-    return not event_log.played_since(game, int(version))
 
 
 def _played_meanwhile(note: Notification) -> bool:

@@ -1,11 +1,17 @@
 """What the lobby and the waiting page say about the players of a game: names as pages show
-them (a bot as "Computer (medium)") and, for a finished game, how it went for the viewer."""
+them (a bot as "Computer (medium)"), the viewer's opponent, the clock and times as people say
+them, and, for a finished game, how it went for the viewer."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from django import template
+from django.contrib.humanize.templatetags.humanize import naturaltime
+from django.utils import timezone
+from django.utils.timesince import timeuntil
+from django.utils.translation import gettext, ngettext
 
 from games.challenges import rating_range_label
 from games.history import end_reason
@@ -47,3 +53,39 @@ def in_range_of(game: Game, rating: Shown | None) -> bool:
 def end_reason_label(reason: str) -> str:
     """How a game ended, in words ("by resignation"): games.history.end_reason."""
     return end_reason(reason)
+
+
+@register.filter
+def opponent_of(game: Game, user: Any) -> str | None:
+    """The name of ``user``'s opponent in ``game`` as pages show it (the creator's, for
+    anyone who does not play it); None for an open seat."""
+    return shown_name(game.name_b if game.seat_of(user) == "a" else game.name_a)
+
+
+@register.filter
+def clock_words(game: Game) -> str:
+    """The time a player has for each turn, as people say it: "3 days a turn", "no time limit"."""
+    if not game.days_per_turn:
+        return gettext("no time limit")
+    return ngettext("%(n)d day a turn", "%(n)d days a turn", game.days_per_turn) % {"n": game.days_per_turn}
+
+
+@register.filter
+def ago(moment: datetime | None) -> str:
+    """When something happened, as people say it: "just now", "5 minutes ago", "2 days ago"
+    (Django's timesince says "0 minutes" of the last minute)."""
+    if moment is None:
+        return ""
+    if timezone.now() - moment < timedelta(minutes=1):
+        return gettext("just now")
+    return naturaltime(moment)
+
+
+@register.filter
+def time_left(deadline: datetime | None) -> str:
+    """ "2 days left", "3 hours left"; "" without a clock."""
+    if deadline is None:
+        return ""
+    if deadline <= timezone.now():
+        return gettext("time is up")
+    return gettext("%(time)s left") % {"time": timeuntil(deadline, depth=2)}

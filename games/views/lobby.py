@@ -3,19 +3,21 @@ that keeps the lists fresh; and the page of an invitation link."""
 
 from __future__ import annotations
 
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services as account_services
 from accounts.presence import records_presence
 from accounts.users import signed_in
 from core.errors import ServiceError
-from games import challenges, lobby, selectors
+from games import challenges, lobby, selectors, showcase
 from games.forms import CreateGameForm
 from games.models import Game
 
+FIRST_BOT = "medium"
 # A refusal of game_create that is about one field of the new-game form, shown beside it.
 CREATE_ERROR_FIELDS = {
     "unknown_opponent": "username",
@@ -31,10 +33,10 @@ CREATE_ERROR_FIELDS = {
 @records_presence
 def home(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
-        return render(request, "welcome.html")
+        return render(request, "games/front.html", {"showcase": showcase.board()})
     if request.method == "GET" and "lobby" in request.GET:
         return _lobby_poll(request)
-    form = CreateGameForm(request.POST or None)
+    form = CreateGameForm(request.POST or None, initial=_chosen_opponent(request))
     if request.method == "POST" and form.is_valid():
         try:
             game = challenges.game_create(creator=request.user, **form.service_arguments())
@@ -48,6 +50,25 @@ def home(request: HttpRequest) -> HttpResponse:
         "unconfirmed": bool(request.user.email) and not account_services.may_email(user),
     }
     return render(request, "home.html", context)
+
+
+def _chosen_opponent(request: HttpRequest) -> dict[str, str]:
+    """The opponent a link asked for (the welcome's "Challenge a friend": ``?against=user``)."""
+    against = request.GET.get("against", "")
+    return {"against": against} if against in dict(CreateGameForm.OPPONENTS) else {}
+
+
+@login_required
+@require_POST
+def play_computer(request: HttpRequest) -> HttpResponse:
+    """A game against the computer in one tap, with what a newcomer needs: the official rules,
+    the bot that looks a move ahead, no clock, and the first turn theirs."""
+    game = challenges.game_create(
+        creator=signed_in(request),
+        opponent=f"bot:{FIRST_BOT}",
+        rules={"preset": "official", "first_player": "a"},
+    )
+    return redirect("game", game_id=game.pk)
 
 
 def _lobby_poll(request: HttpRequest) -> HttpResponse:

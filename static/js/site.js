@@ -6,10 +6,14 @@
   document.querySelectorAll("[data-autosubmit]").forEach((field) => {
     field.addEventListener("change", () => field.form.submit());
   });
-  // <form data-confirm="question"> (resigning): ask first.
-  document.querySelectorAll("form[data-confirm]").forEach((form) => {
-    form.addEventListener("submit", (event) => {
-      if (!window.confirm(form.dataset.confirm)) event.preventDefault();
+  // <a data-close-details> inside a <details> (resigning's "Keep playing"): close the question
+  // in place. Without JavaScript the link reloads the page, which closes it too.
+  document.querySelectorAll("details a[data-close-details]").forEach((link) => {
+    link.addEventListener("click", (event) => {
+      const details = link.closest("details");
+      event.preventDefault();
+      details.open = false;
+      details.querySelector("summary").focus();
     });
   });
 })();

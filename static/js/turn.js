@@ -1,8 +1,17 @@
 // The last turn's captures fly from their space to the taker's panel, once per position,
 // after the page opens (none under prefers-reduced-motion: the CSS hides them too). Only positions are set
-// here; the cards themselves are in the page, and lay face up on the board before.
+// here; the cards themselves are in the page, and lay face up on the board before. A flight is
+// hidden again once it lands, and stays hidden on a reload of the same position and when the page
+// comes back from the back-forward cache (Back): it never lingers over the links below the table.
 (function () {
   "use strict";
+  const flights = Array.from(document.querySelectorAll(".flight"));
+  const land = (flight) => {
+    flight.classList.remove("flying");
+    flight.hidden = true;
+  };
+  // A page restored by Back may have been left mid-flight: land every card at once.
+  window.addEventListener("pageshow", (event) => { if (event.persisted) flights.forEach(land); });
   if (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
   // Once per position: a reload of the same position (or coming back to it) shows the cards
   // where they are without flying them again.
@@ -12,7 +21,7 @@
     if (!game || sessionStorage.getItem(key) === game.dataset.version) return;
     sessionStorage.setItem(key, game.dataset.version);
   } catch (e) { /* storage refused: fly every time */ }
-  document.querySelectorAll(".flight").forEach((flight) => {
+  flights.forEach((flight) => {
     const from = flight.dataset.from === "hold"
       ? document.querySelector('.hold[data-space="hold"]')
       : document.querySelector(`.space[data-space="${flight.dataset.from}"]`);
@@ -28,8 +37,9 @@
     flight.style.top = `${top}px`;
     flight.style.setProperty("--dx", `${b.left + b.width / 2 - left - own.width / 2}px`);
     flight.style.setProperty("--dy", `${b.top + b.height / 2 - top - own.height / 2}px`);
+    flight.addEventListener("animationend", () => land(flight));
+    flight.addEventListener("animationcancel", () => land(flight));
     flight.classList.add("flying");
-    flight.addEventListener("animationend", () => { flight.hidden = true; });
   });
 })();
 

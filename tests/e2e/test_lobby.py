@@ -38,9 +38,10 @@ def test_the_lobby_shows_a_challenge_that_arrives_while_it_is_open(live_server, 
     game = challenges.game_create(creator=bob, opponent="alice")
 
     waiting = page.locator("#lobby-challenges")
-    # Each name with its rating beside it: "bob 1500? – alice 1500?"
-    challenge = waiting.get_by_role("link", name=re.compile(r"^bob 1500\? – alice 1500\?$"))
+    # Who challenged whom, with the challenger's rating, and the terms: "bob challenges you 1500?"
+    challenge = waiting.locator(".challenge", has_text=re.compile(r"bob challenges you\s*1500\?"))
     expect(challenge).to_be_visible(timeout=POLL)
+    expect(challenge).to_contain_text("no time limit · casual")
     expect(waiting.get_by_role("button", name="Accept")).to_be_visible()
     assert _same_page(page)
     shots(page, "lobby-challenge-arrived-phone")

@@ -51,16 +51,51 @@ def test_it_tells_the_player_what_the_opponent_just_did_first_on_the_page(captur
 
     assert 'aria-live="polite"' in html.split('class="news"')[1][:200]
     assert html.index('class="news"') < html.index('class="board"')
-    assert "bob, turn 2:" in news
+    assert "bob, turn 1:" in news
     assert "bob played 1 fire dragon (2)." in news
     assert "bob took 1 card from the treasure chest space" in news
-    assert news.index("bob, turn 2") < news.index("Your turn 1")
+    assert news.index("bob, turn 1") < news.index("Your turn 1")
+
+
+def test_the_readers_own_turn_is_told_in_the_second_person(captured, alice, bob):
+    alice_news = _news(_browser(alice).get(f"/games/{captured.pk}/").content.decode())
+    bob_news = _news(_browser(bob).get(f"/games/{captured.pk}/").content.decode())
+
+    assert "Your turn 1: You played 1 treasure chest (1)." in alice_news
+    assert "alice played" not in alice_news
+    assert (
+        "Your turn 1: You played 1 fire dragon (2). You took 1 card from the treasure chest space: 1 point."
+        in (bob_news)
+    )
+    assert "alice, turn 1: alice played 1 treasure chest (1)." in bob_news
+
+
+def test_each_player_counts_their_own_turns_from_one(captured, alice, bob):
+    play(captured, ["a02"])  # alice's second turn, the game's third
+
+    alice_news = _news(_browser(alice).get(f"/games/{captured.pk}/").content.decode())
+    bob_news = _news(_browser(bob).get(f"/games/{captured.pk}/").content.decode())
+
+    assert "Your turn 2: You played 1 treasure chest (2)." in alice_news
+    assert "bob, turn 1:" in alice_news
+    assert "alice, turn 2: alice played 1 treasure chest (2)." in bob_news
+    assert "Your turn 1: You played 1 fire dragon (2)." in bob_news
+    assert bob_news.index("alice, turn 2") < bob_news.index("Your turn 1")  # the newest first
+
+
+def test_a_spectator_reads_both_names_each_numbered_on_its_own(captured, charlie):
+    news = _news(_browser(charlie).get(f"/games/{captured.pk}/").content.decode())
+
+    assert "bob, turn 1: bob played 1 fire dragon (2). bob took 1 card" in news
+    assert "alice, turn 1: alice played 1 treasure chest (1)." in news
+    assert "Your turn" not in news
+    assert "You played" not in news
 
 
 def test_the_last_turn_is_told_in_the_pages_language(captured, alice):
     news = _news(_browser(alice, "de").get(f"/games/{captured.pk}/").content.decode())
 
-    assert "bob, Zug 2:" in news
+    assert "bob, Zug 1:" in news
     assert "Feuerdrache" in news
     assert "Dein Zug 1" in news
 
@@ -92,9 +127,10 @@ def test_only_the_loser_of_the_dragon_reads_which_card_he_put_back(monkeypatch, 
     bob_news = _news(_browser(bob).get(f"/games/{game.pk}/").content.decode())
     alice_html = _browser(alice).get(f"/games/{game.pk}/").content.decode()
 
+    assert "alice took the Great Dragon from you." in bob_news
     assert "back on top of your draw pile" in bob_news
     assert "back on top of your draw pile" not in _news(alice_html)
-    assert "put a card back on his pile" in _news(alice_html)
+    assert "You took the Great Dragon from bob, who put a card back on their pile." in _news(alice_html)
     # As a word: a card id can also be met inside the deal's hexadecimal commitment.
     assert not shown_ids(alice_html, {returned})
 
@@ -128,6 +164,18 @@ def test_the_player_whose_next_turn_is_the_last_is_told_so_before_playing(alice,
     assert "you do not play again" in _news(_browser(waiting).get(f"/games/{game.pk}/").content.decode())
 
 
+def test_the_last_turn_announced_in_the_news_is_numbered_as_its_player_counts_turns(alice, bob):
+    game = _to_the_last_turn(start(alice, bob, rules={"first_player": "a"}))
+    last = snapshot(game)["last_turn"]
+    mover = alice if game.to_move == "a" else bob
+    own = (last + 1) // 2 if game.to_move == "a" else last // 2  # alice began
+
+    news = _news(_browser(mover).get(f"/games/{game.pk}/").content.decode())
+
+    assert f"your turn {own} will be the last of the game." in news
+    assert f"turn {last} will be the last" not in news  # not the game's count
+
+
 def test_no_end_notice_while_no_end_is_scheduled(captured, alice):
     news = _news(_browser(alice).get(f"/games/{captured.pk}/").content.decode())
     assert "last turn" not in news.lower()
@@ -135,18 +183,21 @@ def test_no_end_notice_while_no_end_is_scheduled(captured, alice):
 
 
 @pytest.mark.parametrize(
-    ("turn", "to_move", "me", "said"),
+    ("last", "turn", "to_move", "me", "said"),
     [
-        (10, "a", "a", "This is your last turn"),  # a plays turn 11, the last
-        (10, "b", "a", "you do not play again"),  # b plays turn 11, the last
-        (9, "b", "a", "Your next turn is your last"),  # b plays 10, a the last, 11
-        (8, "a", "a", "The game ends after turn 11"),  # bsw_next_turn: a plays 9 and 11
+        (11, 10, "a", "a", "This is your last turn"),  # a plays turn 11, the last
+        (11, 10, "b", "a", "you do not play again"),  # b plays turn 11, the last
+        (11, 9, "b", "a", "Your next turn is your last"),  # b plays 10, a the last, 11
+        # Farther off, the last turn is named as the news box numbers turns: each player's own.
+        (11, 8, "a", "a", "The game ends after your turn 6."),  # a began: 11 is her 6th
+        (12, 7, "b", "a", "The game ends after bob's turn 6."),  # 12 is bob's 6th
+        (12, 7, "b", None, "bob's turn 6 is the last of the game."),
     ],
 )
-def test_the_end_notice_counts_turns_as_the_engine_does(turn, to_move, me, said):
+def test_the_end_notice_counts_turns_as_the_engine_does(last, turn, to_move, me, said):
     from games.table import end_notice
 
-    view = {"last_turn": 11, "turn": turn, "status": "active", "to_move": to_move}
+    view = {"last_turn": last, "turn": turn, "status": "active", "to_move": to_move}
     with translation.override("en"):  # outside a request: whatever an earlier test left active
         assert said in end_notice(view, me, {"a": "alice", "b": "bob"})
 
@@ -283,7 +334,7 @@ def test_the_poll_never_plays_the_bots_turn_the_worker_plays_it_once_and_the_pol
     assert after.to_move == "a"
     assert after.version > game.version
     assert page.get(f"/games/{game.pk}/poll/?version={after.version}").status_code == 204
-    assert "Computer (greedy), turn 2:" in _news(page.get(f"/games/{game.pk}/").content.decode())
+    assert "Computer (greedy), turn 1:" in _news(page.get(f"/games/{game.pk}/").content.decode())
 
 
 def test_an_api_play_against_the_bot_queues_its_reply_as_a_page_play_does(
@@ -308,3 +359,28 @@ def test_where_tasks_run_at_once_the_bot_answers_within_the_play(
         services.game_play(game=game, user=alice, cards=[_plain_card(game)], choice=None, expected_version=1)
 
     assert Game.objects.get(pk=game.pk).to_move == "a"
+
+
+def test_resigning_asks_on_the_page_in_its_language_before_it_posts(captured, alice):
+    html = _browser(alice, "de").get(f"/games/{captured.pk}/").content.decode()
+    asked = re.search(r'<details class="resign".*?</details>', html, re.S)
+
+    assert asked is not None
+    assert "<summary>Aufgeben</summary>" in asked.group(0)
+    assert "Dieses Spiel aufgeben?" in asked.group(0)
+    assert f'<form method="post" action="/games/{captured.pk}/resign/"' in asked.group(0)
+    assert 'name="csrfmiddlewaretoken"' in asked.group(0)
+    assert "data-confirm" not in html
+
+
+def test_the_question_is_only_for_the_players_of_a_running_game(captured, charlie):
+    assert 'class="resign"' not in _browser(charlie).get(f"/games/{captured.pk}/").content.decode()
+
+
+def test_yes_resign_posts_to_the_same_endpoint_and_ends_the_game(captured, alice):
+    response = _browser(alice).post(f"/games/{captured.pk}/resign/")
+
+    assert response.status_code == 302
+    captured.refresh_from_db()
+    assert captured.status == Game.Status.FINISHED
+    assert captured.winner == "b"

@@ -204,10 +204,11 @@ def test_the_end_screen_says_how_the_game_moved_both_ratings(client, alice, bob)
     gained = after[alice] - 1500
     assert f"alice +{gained} → {after[alice]}" in page
     assert f"bob −{1500 - after[bob]} → {after[bob]}" in page
+    assert "Ratings after this game" in page
     casual = start(alice, bob)
     play_first_legal(casual)
     services.game_resign(game=casual, user=bob)
-    assert "Rated game:" not in client.get(f"/games/{casual.pk}/").content.decode()
+    assert "Ratings after this game" not in client.get(f"/games/{casual.pk}/").content.decode()
 
 
 def test_the_lobby_offers_an_open_challenge_only_to_players_within_its_range(client, alice, bob, charlie):

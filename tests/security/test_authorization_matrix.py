@@ -105,6 +105,8 @@ PAGES = [
     Row("token-create", "POST", "/accounts/tokens/", signed_in("302+", "login"), {"name": "bot"}),
     Row("token-revoke", "POST", "/accounts/tokens/{alice_token}/revoke/", ("302+", "302", "302", "login")),
     Row("vacation-start", "POST", "/accounts/vacation/", signed_in("302+", "login"), {"days": "3"}),
+    Row("play-computer", "GET", "/play-computer/", signed_in("405", "login")),
+    Row("play-computer", "POST", "/play-computer/", signed_in("302+", "login")),
     Row("invite", "GET", "/invite/{invite}/", signed_in("200", "signup")),
     # alice cannot take the seat of her own open challenge: the page says so.
     Row("invite", "POST", "/invite/{invite}/", ("200", "302+", "302+", "signup")),
@@ -125,16 +127,24 @@ PAGES = [
     Row("play-link", "POST", "/play/forged:link/", same("400")),
     # A confirmation link is the credential of its address; opening it never writes.
     Row("email-confirm", "GET", "/accounts/confirm/{alice_confirm}/", same("200")),
-    Row("email-confirm", "POST", "/accounts/confirm/{alice_confirm}/", same("200+")),
+    Row("email-confirm", "POST", "/accounts/confirm/{alice_confirm}/", same("302+")),
     Row("email-confirm", "POST", "/accounts/confirm/forged:link/", same("400")),
     # Asking for a new link writes its email's outbox row (sent, or skipped once confirmed).
     Row("email-confirmation-send", "POST", "/accounts/confirm/", signed_in("302+", "login")),
+    # A new address (each their own) needs the password too: it is written, with a new link's
+    # outbox row; with a wrong password nothing is.
+    Row("email-change", "POST", "/accounts/email/", signed_in("302+", "login"),
+        {"email": "alice@example.org", "password": PASSWORD}),
+    Row("email-change", "POST", "/accounts/email/", signed_in("302", "login"),
+        {"email": "alice@example.org", "password": "guess"}),
     Row("player", "GET", "/players/alice/", same("200")),
     Row("player", "GET", "/players/nobody/", same("404")),
     Row("leaderboard", "GET", "/players/", same("200")),
     Row("how-to-play", "GET", "/how-to-play/", same("200")),
     Row("how-to-play", "GET", "/how-to-play/?game={active}", same("200")),
     Row("game-history", "GET", "/games/{active}/history/", signed_in("200", "login")),
+    # The end screen's review, polled until a worker writes it: anyone may watch a game.
+    Row("game-review", "GET", "/games/{finished}/review/", signed_in("204", "login")),
     # Refused actions come back to the game page with a message, having changed nothing.
     Row("game-accept", "POST", "/games/{challenge}/accept/", ("302", "302+", "302", "login")),
     Row("game-decline", "POST", "/games/{challenge}/decline/", ("302", "302+", "302", "login")),

@@ -99,8 +99,10 @@ def _switch_language(page: Page) -> None:
 
 
 def _resign(page: Page) -> None:
-    page.once("dialog", lambda dialog: dialog.accept())  # the confirmation asked by site.js
-    page.get_by_role("button", name="Resign").click()
+    page.locator("details.resign > summary").click()  # the question, asked on the page
+    page.locator(".resign-confirm a.keep").click()  # closed again by static/js/site.js
+    page.locator("details.resign > summary").click()
+    page.get_by_role("button", name="Yes, resign").click()
     expect(page.locator(".result")).to_be_visible()
 
 

@@ -38,6 +38,8 @@ FORMS = [
     ("/accounts/profile/", "alice", "vacation-start", {"days": "3"}, 302),
     ("/accounts/profile/", "alice", "token-create", {"name": "bot"}, 302),
     ("/accounts/profile/", "alice", "token-revoke", {}, 302),
+    ("/accounts/profile/", "alice", "email-change",
+     {"email": "alice@example.org", "password": PASSWORD}, 302),
     ("/accounts/password_change/", "alice", "password_change",
      {"old_password": PASSWORD, "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD}, 302),
     ("/accounts/login/", None, "login", {"username": "alice", "password": PASSWORD}, 302),
