@@ -101,6 +101,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "games.context_processors.your_games",  # the header's count of games waiting
             ],
         },
     },
@@ -427,6 +428,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The four kinds of notice share one set of channels (notifications/api.py).
+    "ENUM_NAME_OVERRIDES": {"NotificationChannelEnum": "notifications.models.Channel"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.api_errors.document_error_responses",
@@ -456,6 +459,18 @@ ESTABLISHED_DAYS = env.int("ESTABLISHED_DAYS", default=90)
 # else it is held again.
 PRESENCE_WINDOW_SECONDS = env.int("PRESENCE_WINDOW_SECONDS", default=120)
 EMAIL_HOLD_SECONDS = env.int("EMAIL_HOLD_SECONDS", default=300)
+
+# Web Push (notifications/push.py): the VAPID key pair that signs every push (make one with
+# `manage.py vapid_keys`): the base64url raw 32-byte P-256 private key, the base64url
+# uncompressed public point (the browsers' applicationServerKey) and a mailto: or https: URL
+# for the push services to reach the operator. Without the keys push is off. A subscription's
+# endpoint must be https:// and public, unless PUSH_ALLOW_INSECURE_ENDPOINTS (tests, local
+# runs: http:// and loopback). A push is kept by the push service PUSH_TTL_SECONDS at most.
+VAPID_PRIVATE_KEY = env.str("VAPID_PRIVATE_KEY", default="")
+VAPID_PUBLIC_KEY = env.str("VAPID_PUBLIC_KEY", default="")
+VAPID_SUBJECT = env.str("VAPID_SUBJECT", default="")
+PUSH_ALLOW_INSECURE_ENDPOINTS = env.bool("PUSH_ALLOW_INSECURE_ENDPOINTS", default=False)
+PUSH_TTL_SECONDS = env.int("PUSH_TTL_SECONDS", default=86400)
 
 # Play by reply (notifications/inbound.py): turn emails get a Reply-To at this domain, whose
 # mail reaches `manage.py inbound_smtp` or the provider's inbound webhook (anymail). Empty:

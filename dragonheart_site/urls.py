@@ -14,6 +14,7 @@ urlpatterns = [
     path("api/", include("games.api_urls")),
     path("api/", include("accounts.api_urls")),
     path("api/", include("players.api_urls")),
+    path("api/", include("notifications.api_urls")),
     path("api/", include("core.api_urls")),
     path("", include("games.urls")),
     path("", include("accounts.urls")),

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from django.contrib.auth.models import User
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -20,8 +21,8 @@ from accounts.users import signed_in
 from core.errors import Conflict, NotFound
 from core.replicas import reads_may_lag, require_primary
 from engine.record import record_from_events
-from games import challenges, event_log, presenters, selectors, services
-from games.models import DAYS_PER_TURN, Game, GameQuerySet
+from games import challenges, event_log, notes, play_messages, presenters, selectors, services
+from games.models import DAYS_PER_TURN, MESSAGE_MAX_CHARS, NOTE_MAX_CHARS, Game, GameQuerySet
 
 GAME_ID = OpenApiParameter("game_id", OpenApiTypes.STR, OpenApiParameter.PATH, description="The game's id")
 
@@ -112,6 +113,53 @@ class WholeNumberChoiceField(serializers.ChoiceField):
         if type(data) is not int:
             self.fail("invalid_choice", input=data)
         return super().to_internal_value(data)
+
+
+class TextField(serializers.CharField):
+    """A JSON string as the schema has it (DRF's own field also takes 5 and true as "5" and
+    "True")."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
+def refuse_unknown_keys(serializer: serializers.Serializer[Any], data: Any) -> None:
+    """A body's keys must all be the serializer's: DRF drops the others silently, and a client
+    must never believe it sent what was dropped (a misspelt "mesage" played without a word)."""
+    if not isinstance(data, dict):
+        return  # the serializer reports a body that is not an object
+    unknown = sorted(set(data) - set(serializer.fields))
+    if unknown:
+        allowed = ", ".join(sorted(serializer.fields))
+        raise serializers.ValidationError(
+            {
+                key: [f"Unknown key: this body takes only {allowed}."]  # API words are English
+                for key in unknown
+            }
+        )
+
+
+class StrictSerializer(serializers.Serializer[dict[str, Any]]):
+    """A body serializer that refuses keys it does not know (refuse_unknown_keys); the schema
+    says so (``additionalProperties: false``, StrictSerializerSchema)."""
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        refuse_unknown_keys(self, data)
+        value: dict[str, Any] = super().to_internal_value(data)
+        return value
+
+
+# drf-spectacular registers an extension by subclassing (its __init_subclass__ is untyped).
+class StrictSerializerSchema(OpenApiSerializerExtension):  # type: ignore[no-untyped-call]
+    target_class = StrictSerializer
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema: dict[str, Any] = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        schema["additionalProperties"] = False
+        return schema
 
 
 def get_game(game_id: str) -> Game:
@@ -261,7 +309,10 @@ class PlayCreateApi(APIView):
     # rather than by core.middleware.RequestBodyMiddleware.
     reads_body = frozenset({"POST"})
 
-    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+    class InputSerializer(StrictSerializer):
+        """A play: these keys only, any other is refused with 400 (a client must never believe
+        it sent what was dropped)."""
+
         class Meta:
             ref_name = "PlayInput"
 
@@ -272,6 +323,17 @@ class PlayCreateApi(APIView):
             allow_null=True, required=False, default=None, max_length=16, trim_whitespace=False
         )
         expected_version = WholeNumberField(min_value=0)
+        message = TextField(
+            required=False,
+            allow_null=True,
+            allow_blank=True,
+            default=None,
+            max_length=MESSAGE_MAX_CHARS,
+            trim_whitespace=False,
+            help_text=f"A word for the opponent with the play (at most {MESSAGE_MAX_CHARS} characters, "
+            "plain text); only the game's two players ever read it.",
+            error_messages={"max_length": f"A message has at most {MESSAGE_MAX_CHARS} characters."},
+        )
 
     @extend_schema(
         parameters=[
@@ -380,4 +442,100 @@ class RecordApi(APIView):
             raise Conflict("game_not_over", "The record is published once the game is over.")
         log = event_log.read_log(game)
         players = {seat: game.player_name(seat) or "" for seat in ("a", "b")}
-        return Response(record_from_events(log, players, game.revealed_deal()))
+        record = record_from_events(log, players, game.revealed_deal())
+        if game.seat_of(signed_in(request)) is not None:
+            # The words sent with the plays, for the two players only (never a spectator's
+            # record), less those of an opponent the reader muted.
+            said = play_messages.visible_messages(game, signed_in(request)).values()
+            record["messages"] = [{"turn": m.turn, "seat": m.seat, "text": m.text} for m in said]
+        return Response(record)
+
+
+class NotesApi(APIView):
+    """The reader's own private notes on a game they play (games/notes.py)."""
+
+    reads_body = frozenset({"PUT"})
+
+    class InputSerializer(StrictSerializer):
+        """Your notes, replaced whole: this key only, any other is refused with 400."""
+
+        class Meta:
+            ref_name = "NotesInput"
+
+        # The length is the service's to refuse (400 note_too_long), not the schema's: a
+        # string just over a maxLength the schema gave could be over the body's 16 KiB (413).
+        text = TextField(
+            allow_blank=True,
+            trim_whitespace=False,
+            help_text=f"The notes, plain text, at most {NOTE_MAX_CHARS} characters "
+            "(longer: 400 note_too_long).",
+        )
+
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        class Meta:
+            ref_name = "Notes"
+
+        text = serializers.CharField()
+        updated_at = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema(
+        parameters=[GAME_ID],
+        responses={200: OutputSerializer, 404: OpenApiResponse(description="Not a game you play")},
+        summary="Your private notes on a game",
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        note = notes.note_of(game=get_game(game_id), user=signed_in(request))
+        return Response(_notes_out(note))
+
+    @extend_schema(
+        parameters=[GAME_ID],
+        request=InputSerializer,
+        responses={
+            200: OutputSerializer,
+            404: OpenApiResponse(description="Not a game you play"),
+            413: OpenApiResponse(description="The body is over the 16 KiB the API reads"),
+        },
+        summary="Replace your private notes on a game",
+    )
+    def put(self, request: Request, game_id: str) -> Response:
+        game, user = get_game(game_id), signed_in(request)
+        notes.note_of(game=game, user=user)  # a non-player learns nothing, a bad body included
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(_notes_out(notes.note_save(game=game, user=user, text=data.validated_data["text"])))
+
+
+def _notes_out(note: Any) -> dict[str, Any]:
+    if note is None:
+        return {"text": "", "updated_at": None}
+    return {"text": note.text, "updated_at": note.updated_at}
+
+
+class MuteApi(APIView):
+    """Mute or unmute a player's messages, earlier ones included (games/play_messages.py)."""
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: inline_serializer(
+                "Mute", {"player": serializers.CharField(), "muted": serializers.BooleanField()}
+            )
+        },
+        summary="Mute a player's messages",
+    )
+    def post(self, request: Request, name: str) -> Response:
+        other = play_messages.mute_set(user=signed_in(request), name=name, muted=True)
+        return Response({"player": other.username, "muted": True})
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: inline_serializer(
+                "Unmute", {"player": serializers.CharField(), "muted": serializers.BooleanField()}
+            )
+        },
+        summary="Unmute a player's messages",
+    )
+    def delete(self, request: Request, name: str) -> Response:
+        other = play_messages.mute_set(user=signed_in(request), name=name, muted=False)
+        return Response({"player": other.username, "muted": False})

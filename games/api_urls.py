@@ -1,5 +1,5 @@
 """The games API under /api/ (the pages are in urls.py): games, plays, events, records and
-the answers to a challenge."""
+the answers to a challenge, a player's private notes on a game and muting a player's messages."""
 
 from __future__ import annotations
 
@@ -18,4 +18,7 @@ urlpatterns = [
     path("games/<str:game_id>/cancel/", api.GameCancelApi.as_view(), name="api-cancel"),
     path("games/<str:game_id>/resign/", api.GameResignApi.as_view(), name="api-resign"),
     path("games/<str:game_id>/rematch/", api.GameRematchApi.as_view(), name="api-rematch"),
+    path("games/<str:game_id>/notes/", api.NotesApi.as_view(), name="api-notes"),
+    # A player's messages are muted from the games floor (games.models.Mute): players sits above.
+    path("players/<str:name>/mute/", api.MuteApi.as_view(), name="api-mute"),
 ]

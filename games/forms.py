@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from engine.bots import BOTS
-from games.models import DAYS_PER_TURN, MAX_RATING, MIN_RATING
+from games.models import DAYS_PER_TURN, MAX_RATING, MIN_RATING, NOTE_MAX_CHARS
 
 BOT_LABELS = {
     "random": _("random: plays any legal move"),
@@ -163,3 +163,12 @@ class PlayForm(forms.Form):
     expected_version = forms.IntegerField(min_value=0)
     # One per rendering of the form: a double click, or a resend after a lost answer, plays once.
     idempotency_key = forms.CharField(required=False, max_length=255)
+    # A word for the opponent with the play (games/play_messages.py).
+    # Its length is the service's to judge, so that the page says what is wrong in words.
+    message = forms.CharField(required=False, strip=True)
+
+
+class NotesForm(forms.Form):
+    """A player's private notes on a game (games/notes.py)."""
+
+    text = forms.CharField(required=False, max_length=NOTE_MAX_CHARS, strip=False)

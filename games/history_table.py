@@ -1,6 +1,7 @@
 """The table at a past turn: what the history page draws for one viewer (the board after the
 turn, or after the better play the review found; the turn's events in words; the whole log
-beside it), from presenters' view as the game page's table is (games/table.py)."""
+beside it, with the words the players sent with their plays and the reader's own notes, for the
+two players only), from presenters' view as the game page's table is (games/table.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from django.contrib.auth.models import User
 from engine.cards import Seat, other
 from engine.events import Event
 from engine.state import State
-from games import history, presenters, reviews, table
-from games.models import Game, GameEvent, TurnReview
+from games import history, notes, play_messages, presenters, reviews, table
+from games.models import NOTE_MAX_CHARS, Game, GameEvent, TurnReview
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,9 @@ def history_context(
     state = history.state_at(log, turns[step].end)
     judged = reviews.turn_reviews(game)  # empty until the game is over
     log_turns = _log_turns(rows, turns, game, viewer, state.values, judged)
+    said = play_messages.visible_messages(game, viewer)  # none for a spectator
+    for entry in log_turns:
+        entry["message"] = said.get(entry["number"])
     row = judged.get(step) if step else None
     lines = log_turns[step]["lines"]
     shown = _shown_step(game, log, turns[step], state, lines, row, want_better=bool(query.get("better")))
@@ -59,7 +63,16 @@ def history_context(
             row, presenters.faces(shown.state.options.deck_profile), shown.state.values
         ),
         "review_pending": revealed and not judged and last > 0,
+        **_reader_notes(game, viewer, seat),
     }
+
+
+def _reader_notes(game: Game, viewer: User, seat: Seat | None) -> dict[str, Any]:
+    """The reader's own notes beside the history (a player only: a spectator has none)."""
+    if seat is None:
+        return {"notes": None}
+    note = notes.note_of(game=game, user=viewer)
+    return {"notes": note.text if note else "", "notes_max": NOTE_MAX_CHARS, "back": "history"}
 
 
 def asked_turn(query: Mapping[str, str], turns: list[history.Turn], seat: str | None) -> int:

@@ -337,3 +337,59 @@ class TurnReview(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id} turn {self.number}: {self.mark or '-'}"
+
+
+# Notes and messages: the limits the API documents (docs/service.md) and the pages enforce.
+# 4,000 characters of notes fit the API's 16 KiB body (core.middleware) as UTF-8 of any script.
+NOTE_MAX_CHARS = 4_000
+MESSAGE_MAX_CHARS = 280
+
+
+class GameNote(models.Model):
+    """A player's private notes on a game: read and written only by that player
+    (games/notes.py), never shown to the opponent, a spectator or in any export."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    text = models.TextField(blank=True, max_length=NOTE_MAX_CHARS)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "user"], name="game_note_unique")]
+
+    def __str__(self) -> str:
+        return f"notes of {self.user_id} on {self.game_id}"
+
+
+class PlayMessage(models.Model):
+    """A short word sent with a play, for the two players only (games/play_messages.py):
+    written by the play's own statement (services._play), so a refused play leaves none."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    turn = models.PositiveIntegerField(help_text="The game's turn the play completed (history's number).")
+    version = models.PositiveIntegerField(help_text="The game's version after the play.")
+    seat = models.CharField(max_length=1)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    text = models.CharField(max_length=MESSAGE_MAX_CHARS)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "turn"], name="play_message_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} turn {self.turn}: message from {self.seat}"
+
+
+class Mute(models.Model):
+    """``user`` reads no message from ``muted``, earlier ones included (read-time filter).
+    In games, not players: the games floor reads it to hide messages, and players sits above."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    muted = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "muted"], name="mute_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} mutes {self.muted_id}"

@@ -43,7 +43,7 @@ from engine.replay import state_from_start
 from engine.rules import start_game
 from engine.state import State
 from engine.visibility import seat_view
-from games import clocks, event_log, vacations
+from games import clocks, event_log, play_messages, vacations
 from games.errors import StaleVersion, illegal_move_detail
 from games.models import Game, IdempotentPlay, Series
 from outbox import services as outbox
@@ -96,19 +96,23 @@ def game_play(
     choice: str | None,
     expected_version: int,
     idempotency_key: str | None = None,
+    message: str | None = None,
 ) -> PlayOutcome:
     """One play, checked in the order the API promises: seated, version, game running, turn,
     then the rules; raises a ServiceError and writes nothing otherwise. With
     ``idempotency_key`` the key is written with the play, all or nothing, and a retry of the
-    same play under the same key (its version now stale) answers as the first did."""
+    same play under the same key (its version now stale) answers as the first did. A
+    ``message`` (games/play_messages.py) is written with the play, all or nothing too."""
     key = _checked_key(idempotency_key)
+    said = play_messages.cleaned(message)
+    play_messages.check_length(said)
     fingerprint = play_fingerprint(
-        game_id=game.pk, cards=cards, choice=choice, expected_version=expected_version
+        game_id=game.pk, cards=cards, choice=choice, expected_version=expected_version, message=said
     )
     if key is not None and (replayed := _replay(game, user, key, fingerprint)) is not None:
         return replayed
     try:
-        state = _play(game, user, Play(tuple(cards), choice), expected_version, key, fingerprint)
+        state = _play(game, user, Play(tuple(cards), choice), expected_version, key, fingerprint, said)
     except StaleVersion:
         # The loser of a race with its own retry answers as the winner did.
         if key is not None and (replayed := _replay(game, user, key, fingerprint)) is not None:
@@ -146,8 +150,11 @@ def _play(
     expected_version: int,
     key: str | None,
     fingerprint: str,
+    message: str = "",
 ) -> State:
     state = play_guards(game=game, user=user, expected_version=expected_version)
+    seat = state.to_move
+    assert seat is not None  # play_guards: it is the user's turn
     try:
         events = decide(state, play, _table_rng)
     except IllegalMove as exc:
@@ -157,6 +164,14 @@ def _play(
     if key is not None:
         change.companions.append(
             IdempotentPlay(user=user, key=key, game=game, fingerprint=fingerprint, version=state.version)
+        )
+    if message:
+        # In the play's own statement: a play refused from here on (a stale version) leaves
+        # no message behind. ``state.turn`` is the turn this play completed.
+        change.companions.append(
+            play_messages.message_row(
+                game=game, user=user, seat=seat, turn=state.turn, version=state.version, text=message
+            )
         )
     try:
         _append_with_follow_ups(game, change)
@@ -184,9 +199,13 @@ def play_guards(*, game: Game, user: User, expected_version: int | None) -> Stat
     return state
 
 
-def play_fingerprint(*, game_id: str, cards: list[str], choice: str | None, expected_version: int) -> str:
-    """What makes two requests the same play, for Idempotency-Key checks."""
-    play = json.dumps([game_id, cards, choice, expected_version])
+def play_fingerprint(
+    *, game_id: str, cards: list[str], choice: str | None, expected_version: int, message: str = ""
+) -> str:
+    """What makes two requests the same play, for Idempotency-Key checks (a play without a
+    message keeps the fingerprint it had before messages existed)."""
+    fields: list[Any] = [game_id, cards, choice, expected_version]
+    play = json.dumps([*fields, message] if message else fields)
     return hashlib.sha256(play.encode()).hexdigest()
 
 

@@ -1,5 +1,6 @@
 """The table: what the game page draws for one viewer (the board's spaces, the hand in
-groups, what each space takes, the last turns, the end of the game), from presenters' view."""
+groups, what each space takes, the last turns with the words sent with them, the end of the
+game, a player's private notes and, while they wait, their next game), from presenters' view."""
 
 from __future__ import annotations
 
@@ -12,8 +13,19 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
 from engine.cards import CAPACITY, TYPES, Seat, other
-from games import deals, event_log, history, presenters, reviews, services, turns
-from games.models import Game, Series, Vacation
+from games import (
+    deals,
+    event_log,
+    history,
+    notes,
+    play_messages,
+    presenters,
+    reviews,
+    selectors,
+    services,
+    turns,
+)
+from games.models import MESSAGE_MAX_CHARS, NOTE_MAX_CHARS, Game, Series, Vacation
 from ratings import selectors as rating_selectors
 from ratings.selectors import Shown
 
@@ -120,6 +132,31 @@ def _rating_changes(game: Game, names: dict[str, str]) -> list[dict[str, Any]]:
     return [{"name": names[seats[c.user_id]], "change": c, "after": round(c.rating_after)} for c in changes]
 
 
+def _player_extras(game: Game, user: User, view: dict[str, Any], turns_shown: list[Any]) -> dict[str, Any]:
+    """What only a seated player sees: the words sent with the last turns (never a
+    spectator's: play_messages.visible_messages), whether the opponent is muted, the player's
+    own notes, and (shown while they wait for the opponent) the game that waits longest for
+    them."""
+    me = view["your_seat"]
+    # Muted messages come without their text: the news box offers "Unmute" where one was.
+    said = play_messages.messages_for(game, user)
+    news = [{"turn": t, "message": said.get(t.game_turn)} for t in turns_shown]
+    if me is None:
+        return {"news": news, "notes": None, "next_game": None}
+    note = notes.note_of(game=game, user=user)
+    return {
+        "news": news,
+        "notes": note.text if note is not None else "",
+        # Read for every player: the header's count reads it too (templatetags/your_games.py),
+        # so a page pays one query for both; the button shows while the player waits.
+        "next_game": selectors.next_game_for(user),
+        "waiting_for_opponent": game.status == Game.Status.ACTIVE and not view["your_turn"],
+        "opponent_name": game.player_name(other(me)),
+        "notes_max": NOTE_MAX_CHARS,
+        "message_max": MESSAGE_MAX_CHARS,
+    }
+
+
 def table_context(game: Game, user: User) -> dict[str, Any]:
     """Everything the table (templates/games/game.html and its partials) shows ``user``."""
     state = event_log.load_state(game) if game.version else None
@@ -140,6 +177,7 @@ def table_context(game: Game, user: User) -> dict[str, Any]:
         "takings": _takings(view["board"]),
         "end_notice": end_notice(view, me, names) if state is not None else "",
         **turns_shown,
+        **_player_extras(game, user, view, turns_shown["last_turns"]),
         "bot_pending": bool(game.bot)
         and game.status == Game.Status.ACTIVE
         and game.to_move == services.BOT_SEAT,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.urls import path
 from django.views.i18n import JavaScriptCatalog
 
-from games.views import end, guide, history, links, lobby, table
+from games.views import app, end, guide, history, links, lobby, table
 
 urlpatterns = [
     path("", lobby.home, name="home"),
@@ -25,5 +25,11 @@ urlpatterns = [
     path("games/<str:game_id>/cancel/", table.game_cancel, name="game-cancel"),
     path("games/<str:game_id>/resign/", table.game_resign, name="game-resign"),
     path("games/<str:game_id>/rematch/", table.game_rematch, name="game-rematch"),
+    path("games/<str:game_id>/notes/", table.game_notes, name="game-notes"),
+    path("games/<str:game_id>/mute/", table.game_mute, name="game-mute"),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),  # turn.js's words
+    # The installable app (games/views/app.py): the worker at the root, so its scope is the site.
+    path("manifest.webmanifest", app.manifest, name="manifest"),
+    path("sw.js", app.service_worker, name="service-worker"),
+    path("offline/", app.offline, name="offline"),
 ]

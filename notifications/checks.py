@@ -18,3 +18,24 @@ def outbox_relay_needs_postgresql(**kwargs: Any) -> list[Error]:
             )
         ]
     return []
+
+
+@register()
+def vapid_keys_make_a_pair(**kwargs: Any) -> list[Error]:
+    """The three VAPID settings all or none, the keys one pair, the subject a URL to reach you:
+    a wrong pair would have every push refused, and no player told why."""
+    from notifications import push
+
+    given = [settings.VAPID_PRIVATE_KEY, settings.VAPID_PUBLIC_KEY, settings.VAPID_SUBJECT]
+    if not any(given):
+        return []
+    problem = push.vapid_problem()
+    if not problem:
+        return []
+    return [
+        Error(
+            f"The VAPID settings are wrong: {problem}",
+            hint="Set all three from `manage.py vapid_keys`, or none (push off).",
+            id="notifications.E002",
+        )
+    ]

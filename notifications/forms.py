@@ -14,8 +14,8 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext_lazy as _
 
-from notifications import time_zones
-from notifications.models import Preferences
+from notifications import channels, time_zones
+from notifications.models import Channel, Preferences
 
 # What each way of hearing from the site means, in words (shown under its choice).
 MODE_HELP: dict[str, Promise] = {
@@ -61,6 +61,9 @@ def _known_zone(value: str) -> None:
         raise ValidationError(_("Choose a time zone from the list."), code="invalid_choice")
 
 
+CHANNEL_FIELDS = [channels.field_of(kind) for kind in channels.KINDS]
+
+
 class PreferencesForm(forms.ModelForm[Preferences]):
     email_mode = forms.ChoiceField(
         label=_("Emails about your games"), choices=Preferences.Mode.choices, widget=forms.RadioSelect
@@ -85,13 +88,29 @@ class PreferencesForm(forms.ModelForm[Preferences]):
 
     class Meta:
         model = Preferences
-        fields = ["email_mode", "digest_hour", "time_zone", "language"]
+        fields = ["email_mode", "digest_hour", "time_zone", "language", *CHANNEL_FIELDS]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        for kind, label in channels.KINDS.items():
+            # Not required: a form posted without them (an older page) keeps what was chosen.
+            self.fields[channels.field_of(kind)] = forms.ChoiceField(
+                label=label, choices=Channel.choices, required=False
+            )
         for name, field in self.fields.items():
             if field.help_text:  # the template's _profile_field.html gives the help this id
                 field.widget.attrs["aria-describedby"] = f"{name}-hint"
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        for name in CHANNEL_FIELDS:
+            if not cleaned.get(name):
+                cleaned[name] = getattr(self.instance, name)
+        return cleaned
+
+    def channel_fields(self) -> list[forms.BoundField]:
+        """Each kind's channel, for the template's "How we tell you"."""
+        return [self[name] for name in CHANNEL_FIELDS]
 
     def modes(self) -> list[tuple[Any, Promise]]:
         """Each email-mode radio with what it means, for the template to draw as a row."""

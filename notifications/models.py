@@ -1,10 +1,24 @@
-"""Email preferences: how and when each player hears from the site (the outbox is outbox.models)."""
+"""Preferences: how and when each player hears from the site, and the browsers that take their
+push notifications (the outbox is outbox.models)."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+
+class Channel(models.TextChoices):
+    """How one kind of notice reaches a player (notifications.services: delivery)."""
+
+    PUSH_THEN_EMAIL = "push_then_email", _("Push, then email")
+    PUSH = "push", _("Push only")
+    EMAIL = "email", _("Email only")
+    BOTH = "both", _("Push and email")
+
+
+def channel_field() -> models.CharField[str, str]:
+    return models.CharField(max_length=16, choices=Channel.choices, default=Channel.PUSH_THEN_EMAIL)
 
 
 class Preferences(models.Model):
@@ -20,9 +34,30 @@ class Preferences(models.Model):
     digest_hour = models.PositiveSmallIntegerField(default=8, help_text="Local hour of the daily digest.")
     time_zone = models.CharField(max_length=64, default="UTC")
     language = models.CharField(max_length=8, default="en")
+    # How each kind of notice goes (the API's names: notifications.channels.KINDS).
+    turn_channel = channel_field()
+    challenge_channel = channel_field()
+    game_over_channel = channel_field()
+    reminder_channel = channel_field()
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.email_mode}"
+
+
+class PushSubscription(models.Model):
+    """One browser's PushSubscription: where its pushes go and the keys that encrypt them
+    (RFC 8291). An endpoint is one browser profile's: it belongs to whoever subscribed it last."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_subscriptions"
+    )
+    endpoint = models.URLField(max_length=2000, unique=True)
+    p256dh = models.CharField(max_length=100, help_text="The browser's P-256 public key, base64url.")
+    auth = models.CharField(max_length=40, help_text="The 16-byte authentication secret, base64url.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.endpoint[:60]}"
 
 
 class InboundMail(models.Model):

@@ -26,6 +26,7 @@ SKIP_REASONS: dict[str, Promise] = {
     "address confirmed already": _("your address was confirmed already"),
     "preferences": _("your email preferences"),
     "turn already played": _("you had played that turn already"),
+    "sent by push": _("a push notification told you, as you chose"),
 }
 
 
@@ -62,7 +63,7 @@ def email_log(user: User, *, now: datetime, zone: ZoneInfo, stopped: Stop, limit
     in ``zone``; a row not yet sent nor skipped is told by what its delivery will do, given
     ``stopped`` (what would stop an email to them now: see ``stops``)."""
     rows = (
-        Notification.objects.filter(user=user)
+        Notification.objects.filter(user=user, channel=Notification.Channel.EMAIL)
         .select_related("game")
         .defer("game__state")
         .order_by("-created_at")[:limit]

@@ -1,4 +1,5 @@
-"""The outbox: one row per email to one player, written in the transaction of what caused it.
+"""The outbox: one row per email or push to one player, written in the transaction of what
+caused it (a push row is written by the delivery of its email row: notifications.services).
 
 It sits below the games app so that a play can say "tell this player" without knowing how an
 email is made; the notifications app, above games, delivers the rows.
@@ -27,9 +28,16 @@ class Notification(models.Model):
         DIGEST = "digest", _("daily digest")
         CONFIRM_EMAIL = "confirm_email", _("address confirmation")
 
+    class Channel(models.TextChoices):
+        EMAIL = "email", _("email")
+        PUSH = "push", _("push notification")
+
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
     game = models.ForeignKey("games.Game", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     kind = models.CharField(max_length=16, choices=Kind.choices)
+    # Each fact is one row per channel: the email row is written with the fact, the push row
+    # (same user, kind and key) by the email row's delivery, so each is claimed and sent once.
+    channel = models.CharField(max_length=8, choices=Channel.choices, default=Channel.EMAIL)
     key = models.CharField(max_length=64, help_text="What makes this fact unique, e.g. the game version.")
     created_at = models.DateTimeField(auto_now_add=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
@@ -43,11 +51,13 @@ class Notification(models.Model):
     last_error = models.TextField(blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["user", "kind", "key"], name="notification_once")]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "kind", "key", "channel"], name="notification_once")
+        ]
         indexes = [models.Index(fields=["sent_at", "created_at"], name="notification_pending")]
         # The table keeps the name it had when the notifications app owned the model (moved
         # by a state-only migration), and its NOTIFY trigger (notifications/migrations/0002).
         db_table = "notifications_notification"
 
     def __str__(self) -> str:
-        return f"{self.kind} {self.key} → {self.user_id}"
+        return f"{self.kind} {self.key} → {self.user_id} ({self.channel})"

@@ -17,10 +17,10 @@ from django.db.models.signals import post_save, pre_save
 
 def written_models() -> tuple[type[Model], ...]:
     """The models event_log.append writes: the game row, its events and its companions."""
-    from games.models import Game, GameEvent, IdempotentPlay
+    from games.models import Game, GameEvent, IdempotentPlay, PlayMessage
     from outbox.models import Notification
 
-    return (Game, GameEvent, IdempotentPlay, Notification)
+    return (Game, GameEvent, IdempotentPlay, Notification, PlayMessage)
 
 
 def refusals(models: Iterable[type[Model]]) -> list[checks.CheckMessage]:

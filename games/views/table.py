@@ -1,6 +1,7 @@
 """A game's page (the table): the page, the polls that keep it fresh (the game's, and the
 waiting page's while a challenge waits), the play form, and the buttons that act on a game
-(accept, decline, cancel, resign, rematch). What the table shows is games/table.py's."""
+(accept, decline, cancel, resign, rematch), the player's private notes and muting the
+opponent's messages. What the table shows is games/table.py's."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.html import escape
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
@@ -19,9 +22,10 @@ from accounts.presence import records_presence
 from accounts.throttling import throttled_post
 from accounts.users import signed_in
 from core.errors import ServiceError
-from games import challenges, selectors, services, table
+from engine.cards import other
+from games import challenges, notes, play_messages, selectors, services, table
 from games.errors import StaleVersion
-from games.forms import PlayForm
+from games.forms import NotesForm, PlayForm
 from games.models import Game
 
 
@@ -91,6 +95,7 @@ def game_play(request: HttpRequest, game_id: str) -> HttpResponse:
                 choice=form.cleaned_data["choice"] or None,
                 expected_version=form.cleaned_data["expected_version"],
                 idempotency_key=form.cleaned_data["idempotency_key"] or None,
+                message=form.cleaned_data["message"] or None,
             )
             return redirect("game", game_id=game.pk)
         except StaleVersion:
@@ -107,7 +112,50 @@ def game_play(request: HttpRequest, game_id: str) -> HttpResponse:
     context = table.table_context(game, signed_in(request))
     context["play_error"] = error
     context["stale"] = stale
+    context["message_draft"] = request.POST.get("message", "")  # not lost with a refused play
     return render(request, "games/game.html", context, status=409 if stale else 400)
+
+
+@login_required
+@require_POST
+def game_notes(request: HttpRequest, game_id: str) -> HttpResponse:
+    """Save the player's private notes (the game page's and the history's form); back to where
+    they were written. Anyone not seated in the game gets 404, as from the API."""
+    game, user = _game_or_404(game_id), signed_in(request)
+    if game.seat_of(user) is None:
+        raise Http404
+    form = NotesForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise ServiceError("note_too_long", _("Your notes are too long: nothing was saved."))
+        notes.note_save(game=game, user=user, text=form.cleaned_data["text"])
+        said, saved = _("Your notes are saved."), True
+    except ServiceError as exc:
+        said, saved = exc.detail, False
+    if request.headers.get("HX-Request") == "true":
+        # Saved in place as they are typed: the form's status line says so (htmx swaps a 200 only).
+        return HttpResponse(escape(said))
+    (messages.success if saved else messages.error)(request, said)
+    if request.POST.get("next") == "history":
+        return redirect(reverse("game-history", args=[game.pk]) + "#notes")
+    return redirect(reverse("game", args=[game.pk]) + "#notes")
+
+
+@login_required
+@require_POST
+def game_mute(request: HttpRequest, game_id: str) -> HttpResponse:
+    """Mute (``mute=1``) or unmute this game's opponent's messages, everywhere and earlier ones
+    included; the same as ``POST``/``DELETE /api/players/{name}/mute/``."""
+    game, user = _game_or_404(game_id), signed_in(request)
+    seat = game.seat_of(user)
+    name = game.player_name(other(seat)) if seat is not None else None
+    if name is None or game.bot:
+        raise Http404
+    muted = request.POST.get("mute") == "1"
+    play_messages.mute_set(user=user, name=name, muted=muted)
+    done = _("%(name)s's messages are muted.") if muted else _("%(name)s's messages are shown again.")
+    messages.success(request, done % {"name": name})
+    return redirect(reverse("game", args=[game.pk]) + "#news")
 
 
 def _act(service: Any, done: str) -> Any:

@@ -16,4 +16,15 @@
       details.querySelector("summary").focus();
     });
   });
+  // The service worker (static/js/sw.js, at the URL base.html names): the site installs as an
+  // app, and a page that cannot be reached shows the offline page. Registered once the page has
+  // loaded, so that its precaching does not slow the page down; pages work the same without it.
+  const worker = document.querySelector('meta[name="service-worker"]');
+  if (worker && "serviceWorker" in navigator) {
+    window.addEventListener("load", () => {
+      navigator.serviceWorker.register(worker.content, { scope: "/" }).catch(() => {
+        // Not installable here (a private window, a browser without workers): the site is the same.
+      });
+    });
+  }
 })();

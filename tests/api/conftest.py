@@ -20,6 +20,28 @@ from tests.support.tables import start
 
 PASSWORD = "dragon-heart-42"
 
+
+def push_subscription(name: str) -> dict[str, Any]:
+    """A browser's PushSubscription JSON, its key a real P-256 point, at a public https endpoint
+    (nothing is ever posted to it: these tests send no push)."""
+    import base64
+    import hashlib
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    def b64url(raw: bytes) -> str:
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+    secret = int.from_bytes(hashlib.sha256(name.encode()).digest(), "big") % (2**255)
+    point = ec.derive_private_key(secret, ec.SECP256R1()).public_key()
+    raw = point.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    return {
+        "endpoint": f"https://push.example.com/send/{name}",
+        "keys": {"p256dh": b64url(raw), "auth": b64url(hashlib.md5(name.encode()).digest())},
+    }
+
+
 # Loaded once, at collection (pytest-django has set Django up by then; the schema view reads
 # no database). schemathesis.pytest.from_fixture would load it per test, but on pytest 9 it
 # fails (it sets Node._nodeid, which pytest 9 no longer has).

@@ -11,7 +11,7 @@ from django.test import Client
 from rest_framework.throttling import ScopedRateThrottle
 from schemathesis.core.result import Ok
 
-from tests.api.conftest import PASSWORD, SCHEMA, call
+from tests.api.conftest import PASSWORD, SCHEMA, call, push_subscription
 
 PLAYS = "POST /api/games/{game_id}/plays/"
 
@@ -47,7 +47,30 @@ SUCCESSES: dict[str, tuple[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {
     ),
     "GET /api/players/{name}/": (200, lambda world: {"path_parameters": {"name": "alice"}}),
     "GET /api/leaderboard/": (200, lambda world: {}),
+    "GET /api/games/{game_id}/notes/": (200, _game("running")),
+    "PUT /api/games/{game_id}/notes/": (
+        200,
+        lambda world: {**_game("running")(world), "body": {"text": "x"}},
+    ),
+    "POST /api/players/{name}/mute/": (200, lambda world: {"path_parameters": {"name": "bob"}}),
+    "DELETE /api/players/{name}/mute/": (200, lambda world: {"path_parameters": {"name": "bob"}}),
+    "GET /api/push/key/": (200, lambda world: {}),
+    "POST /api/push/subscriptions/": (201, lambda world: {"body": push_subscription("new")}),
+    "DELETE /api/push/subscriptions/": (204, lambda world: {"body": _subscribed_alice(world)}),
+    "GET /api/account/notifications/": (200, lambda world: {}),
+    "PATCH /api/account/notifications/": (200, lambda world: {"body": {"turn": "push"}}),
 }
+
+
+def _subscribed_alice(world: dict[str, Any]) -> dict[str, Any]:
+    """A subscription of alice's, kept already, as its DELETE's body."""
+    from django.contrib.auth.models import User
+
+    from notifications import push
+
+    body = push_subscription("kept")
+    push.subscribe(User.objects.get(username="alice"), push.parse_subscription(body))
+    return body
 
 
 def _label(result: object) -> str:

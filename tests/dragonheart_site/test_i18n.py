@@ -1,18 +1,25 @@
 """The site in English, German, Spanish, French and Ukrainian: pages follow Accept-Language and
-the switcher, every catalogue (the pages' django.po and the scripts' djangojs.po) is complete,
-keeps its placeholders and is compiled."""
+the switcher; every string the templates, modules and scripts mark for translation, as
+makemessages finds it, is in every catalogue (the pages' django.po and the scripts' djangojs.po),
+translated, with its placeholders, and compiled; and the words Django's own forms bring to our
+pages (labels, password rules, refusals) are in the page's language too."""
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import gettext
 import json
 import re
+import shutil
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.conf import settings
+from django.core.management import call_command
+from django.test import override_settings
 from django.utils import translation
 from django.utils.translation import ngettext
 
@@ -29,6 +36,10 @@ TRANSLATED = [code for code, _name in settings.LANGUAGES if code != "en"]
 DOMAINS = ["django", "djangojs"]
 CATALOGUES = [pytest.param(lang, domain, id=f"{lang}-{domain}") for lang in TRANSLATED for domain in DOMAINS]
 SCRIPTS = Path(settings.BASE_DIR) / "static" / "js"
+# What makemessages leaves out, as the README runs it: the venv, the tests, the pure engine (its
+# refusals are English; games/errors.py says them in the page's language), the collected static
+# files, and the catalogues themselves (so that its .pot is written where the test says).
+NOT_THE_PROJECT = [".venv", "tests", "engine", "staticfiles", "locale"]
 
 # RULES.md section 0: the card (and space) names of each edition, in the order of engine.cards.TYPES
 # (CH FD PD PR TR DW HE HU SH).
@@ -42,12 +53,17 @@ YOUR_TURN = {"de": "Du bist am Zug", "es": "Tu turno", "fr": "À vous de jouer",
 
 
 def _po_entries(lang: str, domain: str = "django") -> list[dict[str, Any]]:
-    """The entries of a .po file: msgid, msgid_plural, msgstr (one string, or a list of plural
-    forms) and flags; the header entry left out. Enough of the format for Django's catalogues."""
+    return _entries((LOCALES / lang / "LC_MESSAGES" / f"{domain}.po").read_text(encoding="utf-8"))
+
+
+def _entries(text: str) -> list[dict[str, Any]]:
+    """The entries of a .po (or .pot) file: msgctxt when there is one, msgid, msgid_plural,
+    msgstr (one string, or a list of plural forms), flags and where (the #: references); the
+    header entry and obsolete (#~) entries left out. Enough of the format for Django's
+    catalogues."""
     entries: list[dict[str, Any]] = []
     entry: dict[str, Any] = {}
     field: tuple[str, int | None] | None = None
-    text = (LOCALES / lang / "LC_MESSAGES" / f"{domain}.po").read_text(encoding="utf-8")
     for line in [*text.splitlines(), ""]:
         if not line.strip():
             if "msgid" in entry:
@@ -55,6 +71,8 @@ def _po_entries(lang: str, domain: str = "django") -> list[dict[str, Any]]:
             entry, field = {}, None
         elif line.startswith("#,"):
             entry.setdefault("flags", set()).update(f.strip() for f in line[2:].split(","))
+        elif line.startswith("#:"):
+            entry.setdefault("where", []).extend(line[2:].split())
         elif line.startswith("#"):
             continue
         elif line.startswith('"'):
@@ -62,11 +80,16 @@ def _po_entries(lang: str, domain: str = "django") -> list[dict[str, Any]]:
             _store(entry, field, ast.literal_eval(line), append=True)
         else:
             keyword, value = line.split(" ", 1)
-            match = re.fullmatch(r"(msgid|msgid_plural|msgstr)(?:\[(\d+)\])?", keyword)
+            match = re.fullmatch(r"(msgctxt|msgid|msgid_plural|msgstr)(?:\[(\d+)\])?", keyword)
             assert match, line
             field = (match[1], int(match[2]) if match[2] else None)
             _store(entry, field, ast.literal_eval(value), append=False)
     return [e for e in entries if e["msgid"]]
+
+
+def _key(entry: dict[str, Any]) -> str:
+    """An entry's key in a catalogue, as gettext stores it: the msgid, after its context if any."""
+    return f"{entry['msgctxt']}\x04{entry['msgid']}" if "msgctxt" in entry else entry["msgid"]
 
 
 def _store(entry: dict[str, Any], field: tuple[str, int | None], value: str, *, append: bool) -> None:
@@ -189,6 +212,127 @@ def test_no_catalogue_entry_is_empty_or_fuzzy(lang, domain):
         assert all(form.strip() for form in forms), entry["msgid"]
 
 
+def _marked_strings(domain: str, directory: Path) -> list[dict[str, Any]]:
+    """Every string the project's files mark for translation in one domain, found by
+    makemessages itself (templates through Django's templatize, then xgettext with Django's
+    keywords), as the entries of the .pot it keeps.
+
+    It runs in a copy of the project's sources under `directory`: makemessages writes each
+    template, templatized, as a .py file beside it, which two test runs at once (scripts/test's
+    two passes) would each delete under the other; and in the copy there is no locale/ that
+    it would write its .pot into. The only locale path holds no language, so --all writes no
+    catalogue."""
+    sources, pots = directory / "sources", directory / "pots"
+    shutil.copytree(settings.BASE_DIR, sources, ignore=_not_translatable, copy_function=shutil.copyfile)
+    pots.mkdir()
+    with override_settings(LOCALE_PATHS=[str(pots)]), contextlib.chdir(sources):
+        call_command(
+            "makemessages",
+            domain=domain,
+            all=True,
+            keep_pot=True,
+            ignore_patterns=[*NOT_THE_PROJECT],  # a copy: makemessages adds to the list it is given
+            verbosity=0,
+        )
+    return _entries((pots / f"{domain}.pot").read_text(encoding="utf-8"))
+
+
+def _not_translatable(directory: str, names: list[str]) -> set[str]:
+    """What the copy leaves out: what makemessages ignores, and every file it does not read."""
+    return {
+        name
+        for name in names
+        if name in NOT_THE_PROJECT
+        or name.startswith(".")
+        or name == "__pycache__"
+        or (not Path(directory, name).is_dir() and Path(name).suffix not in {".py", ".html", ".txt", ".js"})
+    }
+
+
+def _missing(lang: str, domain: str, marked: list[dict[str, Any]]) -> list[str]:
+    catalogue = {_key(entry): entry for entry in _po_entries(lang, domain)}
+    return [
+        f"{lang} {domain}: {wanted['msgid']!r} ({' '.join(wanted.get('where', []))})"
+        for wanted in marked
+        if _key(wanted) not in catalogue
+        or catalogue[_key(wanted)].get("msgid_plural") != wanted.get("msgid_plural")
+    ]
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_every_string_marked_for_translation_is_in_every_catalogue(domain, tmp_path):
+    """A string marked in a template, a module or a script that makemessages never brought
+    into a catalogue shows in English on every page; an entry that is there but empty or
+    fuzzy is the test above's."""
+    marked = _marked_strings(domain, tmp_path)
+    assert len(marked) > {"django": 150, "djangojs": 4}[domain]
+    missing = [line for lang in TRANSLATED for line in _missing(lang, domain, marked)]
+    assert not missing, "run makemessages and translate:\n" + "\n".join(missing)
+
+
+class _ShownText(HTMLParser):
+    """The sentences a page's <main> shows a person: its text, and the attributes read out or
+    shown in place of text."""
+
+    READ = {"placeholder", "title", "aria-label", "alt"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside = 0
+        self.shown: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.inside += tag == "main"
+        if self.inside:
+            self.shown.update((value or "").strip() for name, value in attrs if name in self.READ)
+
+    def handle_endtag(self, tag: str) -> None:
+        self.inside -= tag == "main"
+
+    def handle_data(self, data: str) -> None:
+        if self.inside:
+            self.shown.add(" ".join(data.split()))
+
+
+def _shown(response: Any) -> set[str]:
+    parser = _ShownText()
+    parser.feed(response.content.decode())
+    return {text for text in parser.shown if re.search(r"[^\W\d_]{2}", text)}
+
+
+# Pages whose words are partly Django's own (its auth forms' labels, the password validators'
+# rules, the login form's refusal), which come from the catalogues Django ships for each of our
+# languages unless ours say otherwise: each page is asked in English and in the language, and
+# no sentence of the English one is left on the other.
+DJANGOS_OWN: dict[str, tuple[str, dict[str, str] | None]] = {
+    "sign-up refused": (
+        "/accounts/signup/",
+        {"username": "al ice", "password1": "1234", "password2": "1234"},
+    ),
+    "sign-up mismatch": ("/accounts/signup/", {"username": "zoe", "password1": "a-Long-1", "password2": "x"}),
+    "login refused": ("/accounts/login/", {"username": "nobody", "password": "wrong"}),
+    "password reset": ("/accounts/password_reset/", None),
+}
+
+
+def _ask(client: Any, page: str, lang: str) -> set[str]:
+    path, data = DJANGOS_OWN[page]
+    if data is None:
+        response = client.get(path, HTTP_ACCEPT_LANGUAGE=lang)
+    else:
+        response = client.post(path, data, HTTP_ACCEPT_LANGUAGE=lang)
+    assert response.status_code == 200
+    return _shown(response)
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+@pytest.mark.parametrize("page", DJANGOS_OWN)
+def test_the_words_djangos_own_forms_bring_to_a_page_are_in_its_language(db, client, lang, page):
+    english = _ask(client, page, "en")
+    assert len(english) > 3
+    assert not english & _ask(client, page, lang)
+
+
 @pytest.mark.parametrize(("lang", "domain"), CATALOGUES)
 def test_every_translation_keeps_the_placeholders_of_its_original(lang, domain):
     for entry in _po_entries(lang, domain):
@@ -208,7 +352,7 @@ def test_the_committed_mo_holds_exactly_what_the_po_says(lang, domain):
     entries = _po_entries(lang, domain)
     # Nothing in the .mo that the .po no longer has (besides the header).
     assert set(catalogue._catalog) - {""} == {  # type: ignore[attr-defined]
-        (e["msgid"], i) if "msgid_plural" in e else e["msgid"]
+        (_key(e), i) if "msgid_plural" in e else _key(e)
         for e in entries
         for i in (range(nplurals) if "msgid_plural" in e else [0])
     }
@@ -217,9 +361,9 @@ def test_the_committed_mo_holds_exactly_what_the_po_says(lang, domain):
             assert len(entry["msgstr"]) == nplurals, entry["msgid"]
             for n in range(200):
                 form = entry["msgstr"][catalogue.plural(n)]  # type: ignore[attr-defined]
-                assert catalogue.ngettext(entry["msgid"], entry["msgid_plural"], n) == form, entry["msgid"]
+                assert catalogue._catalog[(_key(entry), catalogue.plural(n))] == form, entry["msgid"]  # type: ignore[attr-defined]
         else:
-            assert catalogue.gettext(entry["msgid"]) == entry["msgstr"], entry["msgid"]
+            assert catalogue._catalog[_key(entry)] == entry["msgstr"], entry["msgid"]  # type: ignore[attr-defined]
 
 
 def _script_strings() -> set[str]:

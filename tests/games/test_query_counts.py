@@ -85,4 +85,24 @@ def test_the_game_page_with_its_last_turns_costs_the_same_early_and_late(client,
     late = _queries(lambda: client.get(f"/games/{game_id}/"))
 
     assert 'class="last-turn' in late_page
-    assert early == late <= 6
+    # Seven for the table and the header's count of games waiting (read with the table's "Next
+    # game", games/table.py), and two for what only a player sees: the words sent with the plays
+    # (muted ones flagged in the same query) and the player's own notes.
+    assert early == late <= 9
+
+
+def test_a_spectators_game_page_pays_nothing_for_notes_or_messages(client, api, alice, bob, charlie):
+    game_id = _new_game(api, alice, bob)
+    advance(api, game_id, 2, keep_running=True)
+    client.force_login(charlie)
+
+    assert _queries(lambda: client.get(f"/games/{game_id}/")) <= 7
+
+
+def test_the_waiting_players_page_reads_the_next_game_once(client, api, alice, bob):
+    game_id = _new_game(api, alice, bob)
+    advance(api, game_id, 2, keep_running=True)
+    waiting = bob if _mover(api, game_id) is api["alice"] else alice
+    client.force_login(waiting)
+
+    assert _queries(lambda: client.get(f"/games/{game_id}/")) <= 9

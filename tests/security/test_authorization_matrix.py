@@ -26,6 +26,14 @@ from tests.support.world import PASSWORD, World, changed_tables, routes, snapsho
 CAST = ("alice", "bob", "charlie", "anon")
 LEGAL = "alice's first legal play"
 NEW_USER = {"username": "dora", "password": PASSWORD}
+# A browser's PushSubscription (a real P-256 point; nothing is ever pushed to it here).
+PUSH_SUBSCRIPTION = {
+    "endpoint": "https://push.example.com/send/matrix",
+    "keys": {
+        "p256dh": "BD7Xoo7GSO3OXVt-JS9rKq-7RINRFKJLPKqPcQ9kmTvCVxGjTNySKQgLY58Jl3_rfKkezOFkm_6orYXHKyBq3n4",
+        "auth": "IbcsC3rcXHtKUP_LkNkt1g",
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -75,10 +83,28 @@ API = [
     Row("api-cancel", "POST", "/api/games/{challenge}/cancel/", ("200+", "403", "403", "401")),
     Row("api-resign", "POST", "/api/games/{active}/resign/", ("200+", "200+", "403", "401")),
     Row("api-rematch", "POST", "/api/games/{finished}/rematch/", ("200+", "200+", "403", "401")),
+    # Notes are each player's own: a spectator is told there is no such thing.
+    Row("api-notes", "GET", "/api/games/{active}/notes/", ("200", "200", "404", "401")),
+    Row("api-notes", "PUT", "/api/games/{active}/notes/", ("200+", "200+", "404", "401"), {"text": "x"}),
+    # Anyone signed in may mute anyone but themselves; unmuting someone not muted writes nothing.
+    Row("api-mute", "POST", "/api/players/bob/mute/", ("200+", "400", "200+", "401")),
+    Row("api-mute", "DELETE", "/api/players/bob/mute/", ("200", "400", "200", "401")),
+    Row("api-mute", "POST", "/api/players/nobody/mute/", signed_in("404", "401")),
     # Players and the leaderboard are public, as their pages are.
     Row("api-player", "GET", "/api/players/alice/", same("200")),
     Row("api-player", "GET", "/api/players/nobody/", same("404")),
     Row("api-leaderboard", "GET", "/api/leaderboard/", same("200")),
+    # Push: the public key is public; each account keeps and forgets only its own browsers.
+    Row("api-push-key", "GET", "/api/push/key/", same("200")),
+    Row("api-push-subscriptions", "POST", "/api/push/subscriptions/", signed_in("201+", "401"),
+        PUSH_SUBSCRIPTION),
+    Row("api-push-subscriptions", "POST", "/api/push/subscriptions/", signed_in("400", "401"),
+        {**PUSH_SUBSCRIPTION, "endpoint": "https://10.0.0.1/push"}),
+    Row("api-push-subscriptions", "DELETE", "/api/push/subscriptions/", signed_in("404", "401"),
+        PUSH_SUBSCRIPTION),
+    Row("api-account-notifications", "GET", "/api/account/notifications/", signed_in("200", "401")),
+    Row("api-account-notifications", "PATCH", "/api/account/notifications/", signed_in("200+", "401"),
+        {"turn": "push"}),
 ]
 
 PAGES = [
@@ -151,9 +177,15 @@ PAGES = [
     Row("game-cancel", "POST", "/games/{challenge}/cancel/", ("302+", "302", "302", "login")),
     Row("game-resign", "POST", "/games/{active}/resign/", ("302+", "302+", "302", "login")),
     Row("game-rematch", "POST", "/games/{finished}/rematch/", ("302+", "302+", "302", "login")),
+    Row("game-notes", "POST", "/games/{active}/notes/", ("302+", "302+", "404", "login"), {"text": "x"}),
+    Row("game-mute", "POST", "/games/{active}/mute/", ("302+", "302+", "404", "login"), {"mute": "1"}),
     Row("set_language", "POST", "/i18n/setlang/", same("302"), {"language": "de", "next": "/"}),
     # The words of the game page's script: public, like every page's words.
     Row("javascript-catalog", "GET", "/jsi18n/", same("200")),
+    # The installable app's files: the same for everyone, signed in or not (games/views/app.py).
+    Row("manifest", "GET", "/manifest.webmanifest", same("200")),
+    Row("service-worker", "GET", "/sw.js", same("200")),
+    Row("offline", "GET", "/offline/", same("200")),
     # No player is staff: the admin sends everyone to its own login.
     Row("admin:index", "GET", "/admin/", same("302")),
 ]

@@ -31,6 +31,7 @@ FORMS = [
     ("/", "bob", "game-decline", {}, 302),
     ("/games/{active}/", "alice", "game-play", LEGAL, 302),
     ("/games/{active}/", "alice", "game-resign", {}, 302),
+    ("/games/{active}/", "alice", "game-notes", {"text": "x"}, 302),   # the player's own notes
     ("/games/{challenge}/", "bob", "game-accept", {}, 302),
     ("/games/{finished}/", "alice", "game-rematch", {}, 302),
     ("/invite/{invite}/", "bob", "invite", {}, 302),
