@@ -102,6 +102,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "games.context_processors.your_games",  # the header's count of games waiting
+                "notifications.context_processors.push_key",  # the profile and game page offer push
             ],
         },
     },

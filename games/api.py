@@ -511,31 +511,22 @@ def _notes_out(note: Any) -> dict[str, Any]:
     return {"text": note.text, "updated_at": note.updated_at}
 
 
+MUTE_ANSWER = inline_serializer(
+    "Mute", {"player": serializers.CharField(), "muted": serializers.BooleanField()}
+)
+
+
 class MuteApi(APIView):
     """Mute or unmute a player's messages, earlier ones included (games/play_messages.py)."""
 
-    @extend_schema(
-        request=None,
-        responses={
-            200: inline_serializer(
-                "Mute", {"player": serializers.CharField(), "muted": serializers.BooleanField()}
-            )
-        },
-        summary="Mute a player's messages",
-    )
+    @extend_schema(request=None, responses={200: MUTE_ANSWER}, summary="Mute a player's messages")
     def post(self, request: Request, name: str) -> Response:
-        other = play_messages.mute_set(user=signed_in(request), name=name, muted=True)
-        return Response({"player": other.username, "muted": True})
+        return self._set(request, name, muted=True)
 
-    @extend_schema(
-        request=None,
-        responses={
-            200: inline_serializer(
-                "Unmute", {"player": serializers.CharField(), "muted": serializers.BooleanField()}
-            )
-        },
-        summary="Unmute a player's messages",
-    )
+    @extend_schema(request=None, responses={200: MUTE_ANSWER}, summary="Unmute a player's messages")
     def delete(self, request: Request, name: str) -> Response:
-        other = play_messages.mute_set(user=signed_in(request), name=name, muted=False)
-        return Response({"player": other.username, "muted": False})
+        return self._set(request, name, muted=False)
+
+    def _set(self, request: Request, name: str, *, muted: bool) -> Response:
+        other = play_messages.mute_set(user=signed_in(request), name=name, muted=muted)
+        return Response({"player": other.username, "muted": muted})

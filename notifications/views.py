@@ -24,7 +24,7 @@ from accounts.users import signed_in
 from core.errors import ServiceError
 from games import selectors as games
 from games import vacations
-from notifications import preferences, push, selectors, time_zones
+from notifications import preferences, selectors, time_zones
 from notifications.forms import PreferencesForm
 from notifications.models import Preferences, PushSubscription
 
@@ -75,7 +75,6 @@ def _profile_context(request: HttpRequest, user: User, form: PreferencesForm) ->
         "now": now,
         "today": today,
         "yesterday": today - timedelta(days=1),
-        "push_key": push.public_key(),
         "push_devices": PushSubscription.objects.filter(user=user).count(),
         "email_hold_minutes": max(1, round(settings.EMAIL_HOLD_SECONDS / 60)),
     }

@@ -13,8 +13,10 @@
   const offRow = box.querySelector("[data-push-off]");
   const on = onRow.querySelector("button");
   const off = offRow.querySelector("button");
+  // The page's CSRF token: the box's own (data-csrf), else that of the form around it.
   const form = box.closest("form");
-  const csrf = form ? form.querySelector("[name=csrfmiddlewaretoken]") : null;
+  const field = form ? form.querySelector("[name=csrfmiddlewaretoken]") : null;
+  const csrf = box.dataset.csrf || (field ? field.value : "");
 
   function show(state) {
     box.querySelectorAll("[data-push-state]").forEach((p) => {
@@ -34,7 +36,7 @@
     return fetch(box.dataset.pushUrl, {
       method: method,
       credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf ? csrf.value : "" },
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
       body: JSON.stringify(subscription.toJSON()),
     }).then((response) => {
       if (!response.ok && !(method === "DELETE" && response.status === 404)) {

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from games import challenges
 from games.models import GameNote, Mute, PlayMessage
+from tests.support.tables import start
 
 SECRET = "zebra-secret-7f3a: bob holds two trolls"
 WORD = "well played, friend-91c2"
@@ -17,10 +17,7 @@ WORD = "well played, friend-91c2"
 
 @pytest.fixture
 def game(alice, bob):
-    created = challenges.game_create(creator=alice, opponent="bob")
-    challenges.game_accept(game=created, user=bob)
-    created.refresh_from_db()
-    return created
+    return start(alice, bob)
 
 
 def _seats(game, api):

@@ -14,6 +14,7 @@ from games.errors import StaleVersion
 from games.models import Game, GameNote, PlayMessage
 from notifications import emails
 from outbox.models import Notification
+from tests.support.tables import start
 
 SECRET = "zebra-secret-7f3a: bob holds two trolls"
 WORD = "well played, friend-91c2"
@@ -21,10 +22,7 @@ WORD = "well played, friend-91c2"
 
 @pytest.fixture
 def game(alice, bob):
-    created = challenges.game_create(creator=alice, opponent="bob")
-    challenges.game_accept(game=created, user=bob)
-    created.refresh_from_db()
-    return created
+    return start(alice, bob)
 
 
 def _players(game, alice, bob):
@@ -182,41 +180,24 @@ def test_a_spectator_cannot_mute_through_a_game(client, game, charlie):
     assert client.post(f"/games/{game.pk}/mute/", {"mute": "1"}).status_code == 404
 
 
-def test_the_play_form_sends_a_message(client, game, alice, bob):
-    mover, _waiter = _players(game, alice, bob)
-    state = event_log.load_state(game)
-    play = legal_plays(state)[0]
+def _play_from_the_page(client, game, alice, bob, message: str):
+    """The mover's first legal play, sent from the game page's form with ``message``."""
+    mover, _ = _players(game, alice, bob)
+    play = legal_plays(event_log.load_state(game))[0]
     client.force_login(mover)
+    body = {"cards": list(play.cards), "choice": play.choice or "", "expected_version": game.version}
+    return client.post(f"/games/{game.pk}/play/", {**body, "message": message})
 
-    response = client.post(
-        f"/games/{game.pk}/play/",
-        {
-            "cards": list(play.cards),
-            "choice": play.choice or "",
-            "expected_version": game.version,
-            "message": WORD,
-        },
-    )
+
+def test_the_play_form_sends_a_message(client, game, alice, bob):
+    response = _play_from_the_page(client, game, alice, bob, WORD)
 
     assert response.status_code == 302
     assert PlayMessage.objects.get(game=game).text == WORD
 
 
 def test_the_play_form_refuses_a_long_message_in_words_and_keeps_it(client, game, alice, bob):
-    mover, _ = _players(game, alice, bob)
-    state = event_log.load_state(game)
-    play = legal_plays(state)[0]
-    client.force_login(mover)
-
-    response = client.post(
-        f"/games/{game.pk}/play/",
-        {
-            "cards": list(play.cards),
-            "choice": play.choice or "",
-            "expected_version": game.version,
-            "message": "m" * 281,
-        },
-    )
+    response = _play_from_the_page(client, game, alice, bob, "m" * 281)
 
     assert response.status_code == 400
     assert "A message has at most 280 characters." in response.content.decode()

@@ -19,6 +19,7 @@ from games.models import Game
 from notifications import channels, tasks
 from notifications import services as delivery
 from notifications.models import Preferences, PushSubscription
+from notifications.push import make_vapid_keys
 from outbox.models import Notification
 from tests.notifications.push_service import Browser, PushService
 from tests.support.api_plays import hidden_ids, ordinary_play, shown_ids
@@ -351,3 +352,24 @@ def test_an_endpoint_whose_name_resolves_inside_is_never_posted_to_and_forgotten
     assert push_service.received == []
     assert not PushSubscription.objects.exists()
     assert len(_turn_emails_to(waiting)) == 1  # no push could go: the email goes at once
+
+
+def test_the_game_page_offers_push_to_its_players_only_when_the_site_has_keys(
+    client, alice, bob, charlie, settings
+):
+    game = challenges.game_create(creator=alice, opponent="bob")
+    challenges.game_accept(game=game, user=bob)
+    settings.VAPID_PUBLIC_KEY = settings.VAPID_PRIVATE_KEY = ""
+    client.force_login(alice)
+    assert "data-push-key" not in client.get(f"/games/{game.pk}/").content.decode()
+    keys = make_vapid_keys()
+    settings.VAPID_PRIVATE_KEY, settings.VAPID_PUBLIC_KEY = (
+        keys["VAPID_PRIVATE_KEY"],
+        keys["VAPID_PUBLIC_KEY"],
+    )
+    settings.VAPID_SUBJECT = "mailto:ops@example.com"
+    page = client.get(f"/games/{game.pk}/").content.decode()
+    assert f'data-push-key="{keys["VAPID_PUBLIC_KEY"]}"' in page
+    assert "/static/js/push.js" in page
+    client.force_login(charlie)  # a spectator has no turn to be told of
+    assert "data-push-key" not in client.get(f"/games/{game.pk}/").content.decode()

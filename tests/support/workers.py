@@ -90,6 +90,7 @@ ON_THEIR_OWN = ("postgresql", "processes", "faults")
 # database and pass 2 leaves them out (marked database_neutral).
 DATABASE_NEUTRAL = (
     "tests/games/test_art.py",
+    "tests/games/test_front_door.py",
     "tests/games/test_hidden_cards.py",
     "tests/games/test_hidden_cards_guide.py",
     "tests/games/test_history_turns.py",
