@@ -7,12 +7,13 @@ from django.contrib.auth.models import User
 from django.core import signing
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 
 from accounts.authentication import forget_locally
 from accounts.models import ApiToken, EmailStatus, token_digest
 from accounts.signals import confirmation_requested
+from accounts.signals import signed_up as signed_up_signal
 
 log = logging.getLogger(__name__)
 CONFIRM_SALT = "accounts.confirm-email"
@@ -47,9 +48,16 @@ def user_create(*, username: str, password: str, email: str = "", email_confirme
             )
     except IntegrityError:
         raise SignupError("username", gettext("That username is taken.")) from None
-    if email and not email_confirmed:
-        confirmation_request(user=candidate)
+    signed_up(user=candidate, confirm=bool(email) and not email_confirmed)
     return candidate
+
+
+def signed_up(*, user: User, confirm: bool) -> None:
+    """A new player's row is written (by user_create, or the sign-up form): tell the floors
+    above in which language they signed up, then ask for the address's confirmation."""
+    signed_up_signal.send(sender=User, user=user, language=translation.get_language() or "")
+    if confirm:
+        confirmation_request(user=user)
 
 
 def may_email(user: User) -> bool:

@@ -8,3 +8,9 @@ from django.dispatch import Signal
 # (services.confirmation_request). The outbox, a floor above, writes the email's row in that
 # transaction, so the link goes out like every other email: once, and after a broker outage.
 confirmation_requested = Signal()
+
+# Sent with ``user`` and ``language`` (the page's, or the API request's, at sign-up) once a new
+# player's row is written, before the address's confirmation is asked for: the floors above
+# record what they keep per player (notifications: the language of the emails, the
+# confirmation's first).
+signed_up = Signal()

@@ -93,7 +93,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     then = then if then in SIGNUP_NEXT_STEPS else ""
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        services.confirmation_request(user=user)
+        services.signed_up(user=user, confirm=bool(user.email))
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(_after_signup(request, then))
     context = {"form": form, "next": _next_url(request, default=""), "then": then}

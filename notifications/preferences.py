@@ -1,7 +1,11 @@
-"""Each reader's email preferences, and the signed link that turns every email off."""
+"""Each reader's email preferences (their language first set at sign-up), and the signed link
+that turns every email off."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core import signing
 
@@ -13,6 +17,14 @@ UNSUBSCRIBE_SALT = "notifications.unsubscribe"
 def preferences_of(user: User) -> Preferences:
     prefs, _ = Preferences.objects.get_or_create(user=user)
     return prefs
+
+
+def language_at_sign_up(sender: Any, *, user: User, language: str, **kwargs: Any) -> None:
+    """accounts' ``signed_up``: a new player's emails, the confirmation first, speak the
+    language of the page (or API request) they signed up in, until they choose another."""
+    code = language.split("-")[0].lower()
+    if code in dict(settings.LANGUAGES):
+        Preferences.objects.get_or_create(user=user, defaults={"language": code})
 
 
 def unsubscribe_token(user: User) -> str:

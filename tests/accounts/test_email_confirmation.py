@@ -19,6 +19,7 @@ from accounts import services as account_services
 from accounts.models import EmailStatus
 from games import challenges
 from notifications import webhooks
+from notifications.models import Preferences
 from outbox.models import Notification
 
 PASSWORD = "dragon-heart-42"
@@ -190,3 +191,27 @@ def test_a_link_for_an_address_confirmed_meanwhile_is_not_sent(db, django_captur
     assert notifications.deliver(note.pk) is False
     assert Notification.objects.get(pk=note.pk).skipped == "address confirmed already"
     assert mail.outbox == []
+
+
+def test_a_player_who_signs_up_in_german_gets_the_confirmation_in_german(
+    db, django_capture_on_commit_callbacks
+):
+    body = {"username": "greta", "email": "greta@example.com", "password1": PASSWORD, "password2": PASSWORD}
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = Client().post("/accounts/signup/", body, HTTP_ACCEPT_LANGUAGE="de")
+    assert answer.status_code == 302
+    assert Preferences.objects.get(user__username="greta").language == "de"
+    assert [message.subject for message in mail.outbox] == [
+        "Bestätige deine Adresse für Drachenherz per Post"
+    ]
+
+
+def test_a_player_who_signs_up_through_the_api_in_french_gets_french_emails(db):
+    answer = Client().post(
+        "/api/users/",
+        {"username": "remi", "password": PASSWORD, "email": "remi@example.com"},
+        content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE="fr",
+    )
+    assert answer.status_code == 201
+    assert Preferences.objects.get(user__username="remi").language == "fr"

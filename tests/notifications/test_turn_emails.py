@@ -116,8 +116,8 @@ def test_a_forged_unsubscribe_link_changes_nothing(client, alice):
 def test_a_player_who_wants_no_email_gets_none_and_the_log_says_why(
     alice, bob, django_capture_on_commit_callbacks
 ):
-    Preferences.objects.create(user=alice, email_mode=Preferences.Mode.NONE)
-    Preferences.objects.create(user=bob, email_mode=Preferences.Mode.NONE)
+    Preferences.objects.update_or_create(user=alice, defaults={"email_mode": Preferences.Mode.NONE})
+    Preferences.objects.update_or_create(user=bob, defaults={"email_mode": Preferences.Mode.NONE})
     game = _started(alice, bob, django_capture_on_commit_callbacks)
     assert mail.outbox == []
     assert set(Notification.objects.filter(game=game).values_list("skipped", flat=True)) == {"preferences"}
@@ -238,8 +238,8 @@ def test_a_row_claimed_by_a_worker_that_died_is_sent_once_after_the_claim_goes_s
 
 
 def test_the_email_is_written_in_the_players_language(alice, bob, django_capture_on_commit_callbacks):
-    Preferences.objects.create(user=alice, language="de")
-    Preferences.objects.create(user=bob, language="de")
+    Preferences.objects.update_or_create(user=alice, defaults={"language": "de"})
+    Preferences.objects.update_or_create(user=bob, defaults={"language": "de"})
     _started(alice, bob, django_capture_on_commit_callbacks)
     message = [m for m in mail.outbox if "Du bist am Zug" in m.subject]
     assert len(message) == 1
