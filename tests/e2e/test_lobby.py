@@ -68,6 +68,7 @@ def test_the_lobby_moves_a_game_to_your_turn_when_the_opponent_plays(live_server
     )
     expect(turns.get_by_text("No game is waiting for you.")).to_have_count(0)
     expect(page).to_have_title("(1) Lobby · Dragonheart by mail")
+    expect(page.locator("header #nav-games")).to_have_text("Your games (1)")
     assert _same_page(page)
 
 

@@ -253,3 +253,6 @@ def test_the_lobby_poll_notices_when_a_game_becomes_your_turn(client, alice, bob
     your_turn = fresh[fresh.index('id="lobby-turns"') : fresh.index('id="lobby-challenges"')]
     assert f'class="button play" href="/games/{game.pk}/"' in your_turn
     assert "<title>(1) Lobby" in fresh
+    # The header's link, swapped in place beside the lists.
+    link = r'<a href="/" id="nav-games" hx-swap-oob="true" class="nav-games">Your games \(1\)</a>'
+    assert re.search(link, fresh)
