@@ -19,10 +19,16 @@
   const offlineUrl = (code) => config.offline + "?language=" + code;
 
   self.addEventListener("install", (event) => {
-    const urls = config.precache.concat(config.languages.map(offlineUrl));
+    // The offline pages must be there, or the worker is of no use: without them the install
+    // fails and the browser tries again at the next visit. A static file that does not come
+    // (a slow or lost answer) is only left out: the first page that needs it fetches it.
+    const optional = (cache, url) => cache.add(url).catch(() => undefined);
     event.waitUntil(
       caches.open(CACHE)
-        .then((cache) => cache.addAll(urls))
+        .then((cache) => Promise.all([
+          cache.addAll(config.languages.map(offlineUrl)),
+          ...config.precache.map((url) => optional(cache, url)),
+        ]))
         .then(() => self.skipWaiting()),
     );
   });

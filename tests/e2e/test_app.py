@@ -9,19 +9,26 @@ import json
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
+from tests.support.browser import WITHIN
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# Waits until the page's service worker is active and controls it (the first visit's page is
-# taken over by clients.claim()). Run by Playwright's evaluate, which the Content-Security-
-# Policy allows, unlike wait_for_function's string.
-_CONTROLLED = """async () => {
-    const registration = await navigator.serviceWorker.ready;
+# Waits until the page's service worker is active and controls the page: the first visit's
+# page is taken over by clients.claim(), within a few seconds. Run by Playwright's evaluate,
+# which the Content-Security-Policy allows, unlike wait_for_function's string.
+_CONTROLLED = (
+    """async () => {
+    const registration = await WITHIN(navigator.serviceWorker.ready, "an active service worker");
     if (!navigator.serviceWorker.controller) {
-        await new Promise((done) =>
-            navigator.serviceWorker.addEventListener("controllerchange", done, { once: true }));
+        await WITHIN(new Promise((done) =>
+            navigator.serviceWorker.addEventListener("controllerchange", done, { once: true })),
+            "the service worker in control").catch(() => null);
     }
     return { scope: registration.scope, controlled: navigator.serviceWorker.controller !== null };
-}"""
+}""".replace("WITHIN", WITHIN)
+    .replace("20000", "5000")
+    .replace("20 s", "5 s")
+)
 
 
 @pytest.fixture
@@ -37,6 +44,11 @@ def installing_browser(playwright, browser_type_launch_args, tmp_path):
 
 def _controlled(page: Page, base: str) -> None:
     worker = page.evaluate(_CONTROLLED)
+    if not worker["controlled"]:
+        # A page that began to load while the worker was activating can be left to the
+        # network; the next one is the worker's, as the player's next page is.
+        page.reload()
+        worker = page.evaluate(_CONTROLLED)
     assert worker == {"scope": f"{base}/", "controlled": True}
 
 

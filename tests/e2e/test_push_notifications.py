@@ -9,11 +9,13 @@ import json
 import pytest
 from playwright.sync_api import BrowserContext
 
+from tests.support.browser import WITHIN
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
-_READY = "async () => (await navigator.serviceWorker.ready).scope"
+_READY = f"async () => (await {WITHIN}(navigator.serviceWorker.ready, 'an active service worker')).scope"
 _SHOWN_WHEN = """async ({ count, body }) => {
-    const registration = await navigator.serviceWorker.ready;
+    const registration = await WITHIN(navigator.serviceWorker.ready, "an active service worker");
     let shown = [];
     for (let tries = 0; tries < 300; tries++) {
         shown = (await registration.getNotifications())
@@ -22,7 +24,7 @@ _SHOWN_WHEN = """async ({ count, body }) => {
         await new Promise((done) => setTimeout(done, 100));
     }
     return shown;
-}"""
+}""".replace("WITHIN", WITHIN)
 
 
 @pytest.fixture

@@ -53,6 +53,12 @@ def open_page(browser):
         context.close()
 
 
+# A promise given a time limit, for scripts a test runs in the page (``page.evaluate`` itself
+# waits without one): what never comes fails the test, after 20 s, instead of holding the run.
+WITHIN = """((promise, what) => Promise.race([promise, new Promise((_, fail) =>
+    setTimeout(() => fail(new Error("no " + what + " within 20 s")), 20000))]))"""
+
+
 # Run in the page before ``goto`` leaves it: htmx asks before it sends a request or acts on an
 # answer, and is told no, so the page's own poll can neither start another request nor reload
 # the page (HX-Refresh) while the test's navigation is under way.
