@@ -3,6 +3,8 @@ sent once by the worker, decrypted by the browser; a redelivery pushes nothing m
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.core import mail
 
@@ -16,9 +18,9 @@ from tests.notifications.test_relay import relay_on, running_relay  # noqa: F401
 from tests.support.celery_worker import wait_for
 
 
-def test_the_first_turn_is_pushed_once_through_the_worker(
-    transactional_db, celery_on_redis, push_service, vapid
-):
+def _bob_pushed_for(push_service: Any, kind: str) -> tuple[Any, Any, Browser]:
+    """alice and bob, real-worker players with addresses; bob's browser subscribed, and ``kind``
+    sent to him by push only."""
     alice, bob = (
         account_services.user_create(
             email_confirmed=True, username=name, password="dragon-heart-42", email=f"{name}@example.com"
@@ -27,7 +29,14 @@ def test_the_first_turn_is_pushed_once_through_the_worker(
     )
     browser = Browser(push_service.endpoint("bob"))
     push.subscribe(bob, push.parse_subscription(browser.subscription()))
-    channels.set_channels(bob, {"turn": "push"})
+    channels.set_channels(bob, {kind: "push"})
+    return alice, bob, browser
+
+
+def test_the_first_turn_is_pushed_once_through_the_worker(
+    transactional_db, celery_on_redis, push_service, vapid
+):
+    alice, bob, browser = _bob_pushed_for(push_service, "turn")
 
     game = challenges.game_create(creator=alice, opponent="bob", rules={"first_player": "b"})
     challenges.game_accept(game=game, user=bob)
@@ -58,15 +67,7 @@ def test_the_first_turn_is_pushed_once_through_the_worker(
 def test_with_the_relay_the_push_row_written_by_the_worker_is_relayed_and_sent_once(
     transactional_db, celery_on_redis, push_service, vapid
 ):
-    alice, bob = (
-        account_services.user_create(
-            email_confirmed=True, username=name, password="dragon-heart-42", email=f"{name}@example.com"
-        )
-        for name in ("alice", "bob")
-    )
-    browser = Browser(push_service.endpoint("bob"))
-    push.subscribe(bob, push.parse_subscription(browser.subscription()))
-    channels.set_channels(bob, {"challenge": "push"})
+    alice, bob, browser = _bob_pushed_for(push_service, "challenge")
 
     challenges.game_create(creator=alice, opponent="bob")
 

@@ -220,3 +220,12 @@ def test_the_brokers_redis_never_evicts_a_queued_task():
 
     assert single[single.index("--maxmemory-policy") + 1] in BROKER_SAFE_POLICIES
     assert cluster["maxmemory-policy"] in BROKER_SAFE_POLICIES
+
+
+@pytest.mark.parametrize("path", [SINGLE, CLUSTER], ids=lambda p: p.name)
+def test_every_process_of_the_site_gets_the_push_keys_the_operator_gives(path):
+    """Workers send the pushes and web nodes hand browsers the public key: all must see them."""
+    for name, service in _app_services(path).items():
+        environment = service.get("environment", {})
+        for key in ("VAPID_PRIVATE_KEY", "VAPID_PUBLIC_KEY", "VAPID_SUBJECT"):
+            assert environment.get(key) == f"${{{key}:-}}", f"{path.name}: {name} lacks {key}"
