@@ -161,10 +161,11 @@ def end_context(
     changes: list[RatingChange],
     breakdown: list[dict[str, Any]],
     games: int | None = None,
+    next_game: selectors.NextGame | None = None,
 ) -> dict[str, Any]:
     """What the end screen says to ``user`` (``me``: their seat, None for a watcher), given the
     game's rating changes, points by card type and the reader's rated games so far (games.table
-    reads them all): one query, for "Next game"."""
+    reads them all), and "Next game" if the page read it already (else one query for it)."""
     names = history.names_of(game)
     by_user = {game.player_a_id: names["a"], game.player_b_id: names["b"]}
     return {
@@ -174,5 +175,5 @@ def end_context(
         "scores": score_table(game, me, names, breakdown),
         "ratings": rating_lines(changes, {k: v for k, v in by_user.items() if k is not None}, user),
         "rating_why": rating_why(changes, user, games=games) if changes else "",
-        "next": selectors.next_game_for(user),
+        "next": next_game if next_game is not None else selectors.next_game_for(user),
     }

@@ -26,4 +26,6 @@ def end_of_game(context: template.Context) -> dict[str, Any]:
         changes=changes,
         breakdown=context.get("breakdown") or [],
         games=mine.games if mine is not None else None,
+        # The same games the header counts: read once a page (games.context_processors).
+        next_game=context.get("next_game") or context.get("your_games"),
     )

@@ -156,6 +156,24 @@ def test_with_no_game_waiting_it_leads_to_the_lobby(client, alice, bob):
 # --- the review arriving ------------------------------------------------------------------------
 
 
+def test_a_finished_games_page_reads_the_games_waiting_once(client, alice, bob, charlie, monkeypatch):
+    """The header counts them and the end screen offers the next: one read serves both, for a
+    player and a watcher alike."""
+    game = _resigned(alice, bob)
+    reads: list[Any] = []
+    real = selectors.next_game_for
+
+    def counted(user: Any) -> selectors.NextGame:
+        reads.append(user)
+        return real(user)
+
+    monkeypatch.setattr(selectors, "next_game_for", counted)
+    for reader in (alice, charlie):
+        reads.clear()
+        _page(client, reader, game)
+        assert reads == [reader], reader
+
+
 def _finished_unreviewed(alice: Any, bob: Any) -> Game:
     game = start(alice, bob)
     play_to_end(game)  # inside the test's transaction: the review task does not run
