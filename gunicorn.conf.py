@@ -10,7 +10,10 @@ from pathlib import Path
 from typing import Any
 
 # Sync workers, as the service was designed and measured for (benchmarks/api_load.py): 4 on
-# this 2-core machine gave the most plays per second (2 to 8 measured).
+# this 2-core machine gave the most plays per second (2 to 8 measured). The stream service
+# chooses its own on its command line, which gunicorn reads over this file
+# (--worker-class=dragonheart_site.stream_worker.StreamWorker --workers=<one a core>:
+# docker-compose.yml); everything below, the drain included, applies to both.
 worker_class = "sync"
 workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
 
@@ -25,8 +28,9 @@ if os.path.isdir("/dev/shm"):
 # its readiness (GET /api/health/ready/) answers 503, so that the load balancer stops sending it
 # requests before it stops listening; then it stops gracefully, as gunicorn does on SIGTERM:
 # it closes its sockets and each worker finishes the request it is serving (up to
-# graceful_timeout, 30 s). A second SIGTERM stops it at once, gracefully; SIGINT and SIGQUIT
-# still stop it quickly.
+# graceful_timeout, 30 s), except that a stream worker ends its streams at once (they would
+# never finish by themselves). A second SIGTERM stops it at once, gracefully; SIGINT and
+# SIGQUIT still stop it quickly.
 # gunicorn's control socket is unused here, and its default path ($HOME/.gunicorn/gunicorn.ctl)
 # would be shared by every gunicorn of one user on one host: the web nodes of
 # benchmarks/cluster.py, the tests' servers.

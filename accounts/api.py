@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth import authenticate
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
+from rest_framework.fields import empty
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,6 +17,7 @@ from rest_framework.views import APIView
 
 from accounts import services
 from accounts.models import ApiToken
+from accounts.scopes import SCOPES, all_scopes, scopes_parse
 from core.api_errors import ApiError
 
 
@@ -39,6 +41,7 @@ class UserCreateApi(APIView):
             ref_name = "SignupOutput"
 
         username = serializers.CharField()
+        is_bot = serializers.BooleanField(help_text="False: an account becomes a bot only by asking.")
 
     @extend_schema(request=InputSerializer, responses={201: OutputSerializer}, summary="Sign up")
     def post(self, request: Request) -> Response:
@@ -48,13 +51,41 @@ class UserCreateApi(APIView):
             user = services.user_create(**data.validated_data)
         except services.SignupError as exc:
             raise ApiError(status.HTTP_400_BAD_REQUEST, f"{exc.field}_invalid", exc.message) from None
-        return Response({"username": user.username}, status=status.HTTP_201_CREATED)
+        # A new account is a person: it becomes a bot only by POST /api/account/bot/.
+        return Response({"username": user.username, "is_bot": False}, status=status.HTTP_201_CREATED)
+
+
+SCOPES_HELP = (
+    "What the token may do: read (every GET), play (plays, resign, accept and decline, notes, "
+    "muting), challenge (create, cancel and rematch challenges). A change to the account needs all three."
+)
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "string", "enum": list(SCOPES)},
+        "minItems": 1,
+        "uniqueItems": True,
+        "description": f"{SCOPES_HELP} Absent: all three. Anything else: 400 invalid_scopes.",
+    }
+)
+class ScopesField(serializers.JSONField):
+    """Takes whatever JSON ``scopes`` holds: accounts.scopes.scopes_parse judges it, so that
+    every bad list (null included) is refused with one code, ``invalid_scopes``."""
+
+    def validate_empty_values(self, data: Any) -> tuple[bool, Any]:
+        if data is empty:
+            return super().validate_empty_values(data)  # absent: skipped
+        return False, data
 
 
 class TokenOutputSerializer(serializers.ModelSerializer[ApiToken]):
+    scopes = serializers.ListField(child=serializers.ChoiceField(choices=SCOPES), help_text=SCOPES_HELP)
+
     class Meta:
         model = ApiToken
-        fields = ["id", "name", "prefix", "created_at"]
+        fields = ["id", "name", "prefix", "scopes", "created_at"]
 
 
 class TokenListCreateApi(APIView):
@@ -81,6 +112,7 @@ class TokenListCreateApi(APIView):
         name = serializers.CharField(
             max_length=100, required=False, default="API token", trim_whitespace=False
         )
+        scopes = ScopesField(required=False)
 
     class CreatedSerializer(TokenOutputSerializer):
         token = serializers.CharField(help_text="The key: shown this once, keep it secret.")
@@ -99,6 +131,9 @@ class TokenListCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        asked = data.validated_data
+        # A malformed request is refused before the password is checked, as any bad body is.
+        scopes = scopes_parse(asked["scopes"]) if "scopes" in asked else all_scopes()
         user = authenticate(
             request._request,
             username=data.validated_data["username"],
@@ -106,7 +141,7 @@ class TokenListCreateApi(APIView):
         )
         if user is None:
             raise ApiError(status.HTTP_401_UNAUTHORIZED, "bad_credentials", "Wrong username or password.")
-        token, key = services.token_create(user=user, name=data.validated_data["name"])
+        token, key = services.token_create(user=user, name=data.validated_data["name"], scopes=scopes)
         body = TokenOutputSerializer(token).data
         body["token"] = key
         return Response(body, status=status.HTTP_201_CREATED)

@@ -1,17 +1,22 @@
 """``Authorization: Token <key>``: the key's SHA-256 digest looked up in the database.
 
 One indexed query per request (the token by its unique digest, its user joined), except that
-each process keeps what it read for one second: a client polling a game or playing a series
-of turns is authenticated once a second, not on every request. Nothing about users goes into
-the cache: a revoked token or a deactivated user is refused at once by the next lookup, and
-within that second in the other server processes (the revoking process forgets at once). With
-Redis down, authentication goes on as usual, since it never touches Redis.
+each process keeps what it read (the user and the token's scopes) for one second: a client
+polling a game or playing a series of turns is authenticated once a second, not on every
+request. Nothing about users goes into the cache: a revoked token, a deactivated user or a
+token's narrowed scopes take effect at once at the next lookup, and within that second in the
+other server processes (the revoking process forgets at once). With Redis down,
+authentication goes on as usual, since it never touches Redis.
+
+``request.auth`` is a ``TokenAuth`` (the digest and the scopes) for a token, and None for a
+browser session, which no scope limits (accounts.permissions).
 """
 
 from __future__ import annotations
 
 import copy
 import time
+from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from rest_framework import authentication, exceptions
@@ -20,7 +25,7 @@ from rest_framework.request import Request
 from accounts.models import ApiToken, token_digest
 
 LOCAL_SECONDS = 1.0
-_local: dict[str, tuple[float, User]] = {}
+_local: dict[str, tuple[float, User, frozenset[str]]] = {}
 _clock = time.monotonic  # tests move it
 
 
@@ -32,12 +37,20 @@ def forget_locally(digest: str | None = None) -> None:
         _local.pop(digest, None)
 
 
+@dataclass(frozen=True, slots=True)
+class TokenAuth:
+    """What a request authenticated by a token carries as ``request.auth``."""
+
+    digest: str
+    scopes: frozenset[str]
+
+
 class TokenAuthentication(authentication.BaseAuthentication):
     """``Authorization: Token <key>`` against the hashed personal tokens."""
 
     keyword = "Token"
 
-    def authenticate(self, request: Request) -> tuple[User, str] | None:
+    def authenticate(self, request: Request) -> tuple[User, TokenAuth] | None:
         # Read from META: DRF's get_authorization_header goes through request.headers, which
         # builds a mapping of every header that nothing else in most API requests reads.
         header = request.META.get("HTTP_AUTHORIZATION", "").split()
@@ -52,18 +65,19 @@ class TokenAuthentication(authentication.BaseAuthentication):
         if (kept := _local.get(digest)) is None or kept[0] <= now:
             if len(_local) > 10_000:  # bounded: many clients in one second start it afresh
                 _local.clear()
-            kept = _local[digest] = (now + LOCAL_SECONDS, self._from_database(digest))
+            kept = _local[digest] = (now + LOCAL_SECONDS, *self._from_database(digest))
         # A copy: a view that changes its request.user must not change the kept one.
-        return copy.copy(kept[1]), digest
+        return copy.copy(kept[1]), TokenAuth(digest=digest, scopes=kept[2])
 
     @staticmethod
-    def _from_database(digest: str) -> User:
+    def _from_database(digest: str) -> tuple[User, frozenset[str]]:
         # get(), not first(): a unique key needs neither the model's ordering nor a sort.
         live = ApiToken.objects.select_related("user").filter(digest=digest, user__is_active=True)
         try:
-            return live.get().user
+            token = live.get()
         except ApiToken.DoesNotExist:
             raise exceptions.AuthenticationFailed("Invalid or revoked token.") from None
+        return token.user, frozenset(token.scopes)
 
     def authenticate_header(self, request: Request) -> str:
         return self.keyword

@@ -5,6 +5,9 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
+
+from accounts.scopes import all_scopes
 
 
 def token_digest(key: str) -> str:
@@ -19,6 +22,8 @@ class ApiToken(models.Model):
     name = models.CharField(max_length=100)
     digest = models.CharField(max_length=64, unique=True)
     prefix = models.CharField(max_length=8, help_text="The first characters, to tell tokens apart.")
+    # A list, in accounts.scopes.SCOPES' order: what the token may do (accounts.permissions).
+    scopes = models.JSONField(default=all_scopes, help_text="Of read, play and challenge.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -54,3 +59,17 @@ class EmailStatus(models.Model):
             and self.confirmed_at is not None
             and self.bounced_at is None
         )
+
+
+class BotAccount(models.Model):
+    """An account that a program plays (issue 27): it plays only through the API, is rated
+    apart from people, and gets no game emails (it has the account stream). The switch is
+    irreversible: a row is never deleted by the site. See accounts.bots."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="bot_account"
+    )
+    became_bot_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"bot account {self.user_id}"

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
@@ -12,6 +13,7 @@ from django.utils.translation import gettext
 
 from accounts.authentication import forget_locally
 from accounts.models import ApiToken, EmailStatus, token_digest
+from accounts.scopes import all_scopes, scopes_parse
 from accounts.signals import confirmation_requested
 from accounts.signals import signed_up as signed_up_signal
 
@@ -128,10 +130,14 @@ def email_bounced(*, address: str, reason: str) -> int:
     )
 
 
-def token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
-    """A new token and its key; the key exists only in this return value."""
+def token_create(*, user: User, name: str, scopes: Sequence[str] | None = None) -> tuple[ApiToken, str]:
+    """A new token and its key; the key exists only in this return value. ``scopes``: of
+    accounts.scopes.SCOPES (400 ``invalid_scopes`` otherwise); None gives all of them."""
+    kept = all_scopes() if scopes is None else scopes_parse(list(scopes))
     key = ApiToken.new_key()
-    token = ApiToken.objects.create(user=user, name=name, digest=token_digest(key), prefix=key[:8])
+    token = ApiToken.objects.create(
+        user=user, name=name, digest=token_digest(key), prefix=key[:8], scopes=kept
+    )
     return token, key
 
 

@@ -1,5 +1,6 @@
 """Slowing down password guessing on the login page, and the API's throttles on the pages
-that write what a throttled endpoint writes."""
+that write what a throttled endpoint writes. Their 429s are pages, not JSON, and say when to
+come back in ``Retry-After`` as the API's do (core.throttling.retry_after_seconds)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from redis.exceptions import RedisError
 from rest_framework.views import APIView
 
 from core.cache import count_hit
-from core.throttling import client_address
+from core.throttling import client_address, retry_after_seconds
 
 log = logging.getLogger(__name__)
 FAILURES_ALLOWED = 10
@@ -41,13 +42,29 @@ def _failures(request: HttpRequest) -> int:
         return 0
 
 
+def _seconds_left(request: HttpRequest) -> float:
+    """Until the failures are forgotten: the counter's time to live where the cache tells it
+    (Redis), else the whole window, which is never shorter than what is left of it."""
+    ttl = getattr(cache, "ttl", None)  # django-redis' RedisCache has it, the local memory not
+    if ttl is None:
+        return WINDOW_SECONDS
+    try:
+        left = ttl(_key(request))
+    except RedisError:
+        return WINDOW_SECONDS
+    # None: kept without an expiry, which count_hit never leaves; 0: gone since it was read.
+    return WINDOW_SECONDS if left is None else float(left)
+
+
 class ThrottledLoginView(auth_views.LoginView):
     """Django's login, refusing further tries for a while after ten wrong passwords for one
     username from one address."""
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if _failures(request) >= FAILURES_ALLOWED:
-            return render(request, "registration/login_throttled.html", status=429)
+            response = render(request, "registration/login_throttled.html", status=429)
+            response["Retry-After"] = str(retry_after_seconds(_seconds_left(request)))
+            return response
         return super().post(request, *args, **kwargs)
 
     def form_invalid(self, form: Any) -> HttpResponse:
@@ -90,9 +107,7 @@ def throttled_post(scope: str, by_address: bool = False) -> Callable[[View], Vie
                     as_view: Any = _Scope(scope)
                     if not throttle.allow_request(counted, as_view):
                         response = render(request, "throttled.html", status=429)
-                        wait = throttle.wait()
-                        if wait is not None:
-                            response["Retry-After"] = str(max(1, int(wait)))
+                        response["Retry-After"] = str(retry_after_seconds(throttle.wait()))
                         return response
             return view(request, *args, **kwargs)
 

@@ -21,8 +21,10 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services
+from accounts.scopes import all_scopes, scopes_parse
 from accounts.throttling import throttled_post
 from accounts.users import signed_in
+from core.errors import InvalidRequest
 
 
 class SignupForm(UserCreationForm):  # type: ignore[type-arg]
@@ -110,10 +112,25 @@ def _after_signup(request: HttpRequest, then: str) -> str:
 @throttled_post("tokens")
 def token_create(request: HttpRequest) -> HttpResponse:
     name = (request.POST.get("name") or "").strip()[:100] or _("API token")
-    _token, key = services.token_create(user=request.user, name=name)  # type: ignore[arg-type]
+    scopes = _scopes_ticked(request)
+    if scopes is None:
+        messages.error(request, _("Tick at least one of the things the token may do."))
+        return redirect("profile")
+    _token, key = services.token_create(user=signed_in(request), name=name, scopes=scopes)
     # Shown once, on the next page, then forgotten: only its digest is stored.
     request.session["new_token_key"] = key
     return redirect("profile")
+
+
+def _scopes_ticked(request: HttpRequest) -> list[str] | None:
+    """The scopes ticked on the profile's form; None if it offered them and none (or one it
+    does not offer) came. A post without the form's boxes gets all of them, as the API does."""
+    if "scopes_offered" not in request.POST:
+        return all_scopes()
+    try:
+        return scopes_parse(request.POST.getlist("scopes"))
+    except InvalidRequest:
+        return None
 
 
 @login_required

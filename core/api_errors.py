@@ -1,7 +1,9 @@
-"""Every API error is ``{"code": "...", "detail": "..."}`` (validation errors add ``errors``)."""
+"""Every API error is ``{"code": "...", "detail": "..."}`` (validation errors add ``errors``,
+a 429 ``retry_after``, the seconds its ``Retry-After`` header gives too)."""
 
 from __future__ import annotations
 
+import copy
 import logging
 from typing import Any
 
@@ -14,11 +16,12 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from rest_framework.views import APIView, set_rollback
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from core.errors import ServiceError, database_unavailable
 from core.renderers import JSONRenderer
+from core.throttling import retry_after_seconds
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +54,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         # RequestBodyMiddleware refuses these before a view runs; a body longer than its
         # Content-Length said would still end here, and gets the same answer.
         exc = body_too_large()
+    if isinstance(exc, exceptions.Throttled):
+        return throttled_response(getattr(exc, "wait", None))  # DRF sets it; its stubs omit it
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
@@ -63,6 +68,27 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         code = codes if isinstance(codes, str) else "error"
         response.data = {"code": code, "detail": str(exc.detail)}
     return response
+
+
+def throttled_body(seconds: int) -> dict[str, Any]:
+    """The body of every 429 the API gives; ``seconds`` is its Retry-After header's too."""
+    unit = "second" if seconds == 1 else "seconds"
+    return {
+        "code": "throttled",
+        "detail": f"Too many requests: try again in {seconds} {unit}.",
+        "retry_after": seconds,
+    }
+
+
+def throttled_response(wait: float | None) -> Response:
+    """A 429 for a throttle that asks to wait ``wait`` seconds (None: it cannot tell)."""
+    seconds = retry_after_seconds(wait)
+    set_rollback()  # as DRF's own handler does for every error it answers
+    return Response(
+        throttled_body(seconds),
+        status=status.HTTP_429_TOO_MANY_REQUESTS,
+        headers={"Retry-After": str(seconds)},
+    )
 
 
 def _unavailable(exc: Exception, code: str, detail: str) -> Response:
@@ -111,9 +137,13 @@ def error_response(exc: exceptions.APIException) -> HttpResponse:
     view runs (core.middleware.RequestBodyMiddleware)."""
     response = exception_handler(exc, {})
     assert response is not None  # an APIException always gets one
-    return HttpResponse(
+    answer = HttpResponse(
         JSONRenderer().render(response.data), content_type="application/json", status=response.status_code
     )
+    for header, value in response.items():  # Retry-After, WWW-Authenticate: part of the answer
+        if header.lower() != "content-type":  # an unrendered Response's is a placeholder
+            answer[header] = value
+    return answer
 
 
 def malformed_body(request: HttpRequest) -> HttpResponse | None:
@@ -164,6 +194,30 @@ _ERROR_SCHEMA = {
     },
     "required": ["code", "detail"],
 }
+_THROTTLED_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "code": {"type": "string", "enum": ["throttled"]},
+        "detail": {"type": "string"},
+        "retry_after": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Seconds to wait before trying again: the Retry-After header's value.",
+        },
+    },
+    "required": ["code", "detail", "retry_after"],
+}
+_THROTTLED = {
+    "description": "Too many requests",
+    "headers": {
+        "Retry-After": {
+            "required": True,
+            "description": "Seconds to wait, the body's retry_after.",
+            "schema": {"type": "integer", "minimum": 1},
+        }
+    },
+    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Throttled"}}},
+}
 
 
 def document_error_responses(
@@ -171,7 +225,8 @@ def document_error_responses(
 ) -> dict[str, Any]:
     """drf-spectacular documents only successes; add the error responses every call can give,
     and the Error body to the ones a view declares itself (``OpenApiResponse(description=…)``)."""
-    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = _ERROR_SCHEMA
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas["Error"], schemas["Throttled"] = _ERROR_SCHEMA, _THROTTLED_SCHEMA
     ref = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     for path, operations in result.get("paths", {}).items():
         for method, operation in operations.items():
@@ -185,6 +240,7 @@ def document_error_responses(
                 codes.append("409")
             for code in codes:
                 responses.setdefault(code, {"description": "Error"})
+            responses["429"] = copy.deepcopy(_THROTTLED)  # shared, it would be a YAML alias
             for parameter in operation.get("parameters", []):
                 # The serializers that read query parameters take an empty one as absent.
                 if parameter["in"] == "query" and not parameter.get("required"):

@@ -8,10 +8,14 @@ window's allowance at its end and the next one's at the start of the next.
 
 Who a client is, when no user is signed in, is its address: ``client_address``, the one rule
 for these throttles, the pages' and the login page's lockout.
+
+Every 429 says when to come back, as whole seconds (``retry_after_seconds``): the API's as
+``Retry-After`` and ``retry_after`` in its body (core.api_errors), the pages' as the header.
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from django.http import HttpRequest
@@ -22,6 +26,13 @@ from core.cache import count_hit
 
 if TYPE_CHECKING:  # the views module imports the throttles
     from rest_framework.views import APIView
+
+
+def retry_after_seconds(wait: float | None) -> int:
+    """The wait a 429 announces: whole seconds, rounded up so that a client that waits them is
+    let through, and at least 1 (``Retry-After: 0`` invites an immediate retry). A throttle
+    that cannot tell (DRF's, after a rate change) gets 1."""
+    return max(1, math.ceil(wait)) if wait is not None else 1
 
 
 def client_address(request: HttpRequest | Request) -> str:

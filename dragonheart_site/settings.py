@@ -286,12 +286,19 @@ BOT_MOVE_DELAY_SECONDS = env.float("BOT_MOVE_DELAY_SECONDS", default=2.0)
 # Determinizations per turn of the computer's review of a finished game (engine/review.py's
 # REVIEW_BUDGET; the tests use fewer).
 REVIEW_ITERATIONS = env.int("REVIEW_ITERATIONS", default=120)
+# --- Live streams (games/streams.py) ---------------------------------------------------------
+# A heartbeat whenever this long passes with nothing sent (the contract: at most 15 s).
+STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", default=10.0)
+# An account's events are kept this long; a stream resumed from an older cursor starts over.
+STREAM_EVENTS_KEPT_DAYS = env.int("STREAM_EVENTS_KEPT_DAYS", default=7)
+
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": 60.0},
     "sweep-outbox": {"task": "notifications.tasks.sweep_outbox", "schedule": 60.0},
     "sweep-clocks": {"task": "games.tasks.sweep_clocks", "schedule": 60.0},
     "sweep-reviews": {"task": "games.tasks.sweep_reviews", "schedule": 10 * 60.0},
     "send-digests": {"task": "notifications.tasks.send_digests", "schedule": 15 * 60.0},
+    "prune-stream-events": {"task": "games.tasks.prune_stream_events", "schedule": 60 * 60.0},
 }
 
 # --- Email ----------------------------------------------------------------------------------
@@ -397,7 +404,12 @@ REST_FRAMEWORK = {
         "accounts.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # A personal token may call only what its scopes allow (accounts.permissions); a session
+    # anything.
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "accounts.permissions.TokenScopes",
+    ],
     "DEFAULT_RENDERER_CLASSES": _renderers,
     "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -433,6 +445,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {"NotificationChannelEnum": "notifications.models.Channel"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
+        "accounts.permissions.document_token_scopes",
         "core.api_errors.document_error_responses",
     ],
 }

@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import bots as bot_accounts
 from accounts.users import signed_in
 from core.errors import Conflict, NotFound
 from core.replicas import reads_may_lag, require_primary
@@ -30,6 +31,7 @@ GAME_ID = OpenApiParameter("game_id", OpenApiTypes.STR, OpenApiParameter.PATH, d
 class PlayerSerializer(serializers.Serializer[dict[str, Any]]):
     seat = serializers.CharField()
     username = serializers.CharField(allow_null=True)
+    is_bot = serializers.BooleanField(help_text="A bot plays this seat: a bot account or the site's own.")
     bot = serializers.CharField(allow_null=True)
     # Once the cards are dealt:
     hand_size = serializers.IntegerField(required=False)
@@ -181,6 +183,7 @@ class GamePagination(CursorPagination):
 
 
 class GameListCreateApi(APIView):
+    token_scope = "challenge"  # a token's POST (accounts.permissions); its GET needs "read"
     reads_body = frozenset({"POST"})  # see core.middleware.RequestBodyMiddleware
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
@@ -220,7 +223,9 @@ class GameListCreateApi(APIView):
             allow_null=True,
             default=None,
             help_text="Whether the result changes both players' ratings; null: rated when the game "
-            "has a clock. A game against a bot is never rated.",
+            "has a clock. A game against the site's bot, or between a bot account and a person, is "
+            "never rated (bots are rated apart from people); an open rated challenge is accepted only "
+            "by the creator's kind.",
         )
         rating_min = serializers.IntegerField(
             allow_null=True, default=None, help_text="An open challenge: the lowest rating that may accept."
@@ -284,7 +289,7 @@ class GameDetailApi(APIView):
         return game_response(get_game(game_id), signed_in(request))
 
 
-def _action(name: str, doc: str, service: Any) -> type[APIView]:
+def _action(name: str, doc: str, service: Any, scope: str) -> type[APIView]:
     """A POST endpoint that runs one service on a game and answers with the new view."""
 
     @extend_schema(parameters=[GAME_ID], request=None, responses={200: GameViewSerializer}, summary=doc)
@@ -293,18 +298,23 @@ def _action(name: str, doc: str, service: Any) -> type[APIView]:
         game = service(game=get_game(game_id), user=user)
         return game_response(get_game(game.pk) if isinstance(game, Game) else get_game(game_id), user)
 
-    return type(f"{name}Api", (APIView,), {"post": post, "__doc__": doc})
+    return type(f"{name}Api", (APIView,), {"post": post, "__doc__": doc, "token_scope": scope})
 
 
-GameAcceptApi = _action("GameAccept", "Accept a challenge", challenges.game_accept)
-GameDeclineApi = _action("GameDecline", "Decline a challenge", challenges.game_decline)
-GameCancelApi = _action("GameCancel", "Cancel your unanswered challenge", challenges.game_cancel)
-GameResignApi = _action("GameResign", "Resign", services.game_resign)
-GameRematchApi = _action("GameRematch", "Ask for a rematch (returns the new game)", challenges.game_rematch)
+# The scope a token needs (accounts.permissions): answering a challenge to the account is
+# playing; making, cancelling and rematching challenges is "challenge".
+GameAcceptApi = _action("GameAccept", "Accept a challenge", challenges.game_accept, "play")
+GameDeclineApi = _action("GameDecline", "Decline a challenge", challenges.game_decline, "play")
+GameCancelApi = _action("GameCancel", "Cancel your unanswered challenge", challenges.game_cancel, "challenge")
+GameResignApi = _action("GameResign", "Resign", services.game_resign, "play")
+GameRematchApi = _action(
+    "GameRematch", "Ask for a rematch (returns the new game)", challenges.game_rematch, "challenge"
+)
 
 
 class PlayCreateApi(APIView):
     throttle_scope = "plays"
+    token_scope = "play"  # accounts.permissions
     # A malformed play is reported after the errors the documented order puts first, here
     # rather than by core.middleware.RequestBodyMiddleware.
     reads_body = frozenset({"POST"})
@@ -443,6 +453,8 @@ class RecordApi(APIView):
         log = event_log.read_log(game)
         players = {seat: game.player_name(seat) or "" for seat in ("a", "b")}
         record = record_from_events(log, players, game.revealed_deal())
+        # Beside the contract's "players" (seat -> name), which seat a bot played.
+        record["is_bot"] = {seat: game.seat_is_bot(seat) for seat in ("a", "b")}
         if game.seat_of(signed_in(request)) is not None:
             # The words sent with the plays, for the two players only (never a spectator's
             # record), less those of an opponent the reader muted.
@@ -455,6 +467,7 @@ class NotesApi(APIView):
     """The reader's own private notes on a game they play (games/notes.py)."""
 
     reads_body = frozenset({"PUT"})
+    token_scope = "play"  # a token's PUT (accounts.permissions); its GET needs "read"
 
     class InputSerializer(StrictSerializer):
         """Your notes, replaced whole: this key only, any other is refused with 400."""
@@ -512,12 +525,19 @@ def _notes_out(note: Any) -> dict[str, Any]:
 
 
 MUTE_ANSWER = inline_serializer(
-    "Mute", {"player": serializers.CharField(), "muted": serializers.BooleanField()}
+    "Mute",
+    {
+        "player": serializers.CharField(),
+        "is_bot": serializers.BooleanField(),
+        "muted": serializers.BooleanField(),
+    },
 )
 
 
 class MuteApi(APIView):
     """Mute or unmute a player's messages, earlier ones included (games/play_messages.py)."""
+
+    token_scope = "play"  # accounts.permissions
 
     @extend_schema(request=None, responses={200: MUTE_ANSWER}, summary="Mute a player's messages")
     def post(self, request: Request, name: str) -> Response:
@@ -529,4 +549,4 @@ class MuteApi(APIView):
 
     def _set(self, request: Request, name: str, *, muted: bool) -> Response:
         other = play_messages.mute_set(user=signed_in(request), name=name, muted=muted)
-        return Response({"player": other.username, "muted": muted})
+        return Response({"player": other.username, "is_bot": bot_accounts.is_bot(other), "muted": muted})

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from django.urls import path
 
-from games import api
+from games import api, stream_api
 
 urlpatterns = [
     path("games/", api.GameListCreateApi.as_view(), name="api-games"),
     path("games/<str:game_id>/", api.GameDetailApi.as_view(), name="api-game"),
+    path("games/<str:game_id>/stream/", stream_api.GameStreamApi.as_view(), name="api-game-stream"),
+    # The account's stream: its events are written by the games floor (games/stream_events.py).
+    path("stream/", stream_api.AccountStreamApi.as_view(), name="api-stream"),
     path("games/<str:game_id>/plays/", api.PlayCreateApi.as_view(), name="api-plays"),
     path("games/<str:game_id>/events/", api.EventListApi.as_view(), name="api-events"),
     path("games/<str:game_id>/record/", api.RecordApi.as_view(), name="api-record"),

@@ -10,14 +10,16 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
+from accounts import bots as bot_accounts
 from core.errors import Conflict, Forbidden, InvalidRequest
 from engine import MalformedRecord, Options, resolve_options
 from engine.bots import BOTS
-from games import services
+from games import services, stream_events
 from games.errors import StaleVersion
 from games.models import DAYS_PER_TURN, MAX_RATING, MIN_RATING, Game, Series
+from outbox import account_events
 from outbox import services as outbox
 from ratings import selectors as rating_selectors
 
@@ -63,12 +65,32 @@ def _check_clock(days_per_turn: int | None) -> None:
         )
 
 
-def _rated(rated: bool | None, *, bot: str, days_per_turn: int | None) -> bool:
+def _rated(rated: bool | None, *, bot: str, days_per_turn: int | None, apart: bool = False) -> bool:
+    """Whether a new game is rated. Never against the site's bot; never between a bot account
+    and a person (``apart``): bots are rated apart from people, each kind on its own board."""
     if bot:
         if rated:
             raise InvalidRequest("bot_not_rated", gettext("Games against the computer are never rated."))
         return False
+    if apart:
+        if rated:
+            raise InvalidRequest("rated_apart", str(_RATED_APART))
+        return False
     return days_per_turn is not None if rated is None else rated
+
+
+_RATED_APART = gettext_lazy(
+    "Bot accounts are rated apart from people: a game between a bot account and a person is never rated."
+)
+
+
+def _check_rated_apart(game: Game, user_is_bot: bool) -> None:
+    """A rated challenge is accepted only by the creator's kind (a bot account or a person):
+    the game would otherwise rate a bot against a person. An open challenge is where this
+    bites; a challenge to a named player was made casual at its creation (``_rated``), unless
+    that player became a bot while it was being made."""
+    if game.rated and game.player_a_is_bot != user_is_bot:
+        raise Forbidden("rated_apart", str(_RATED_APART))
 
 
 def _rating_range(bounds: tuple[int | None, int | None], *, is_open: bool) -> tuple[int | None, int | None]:
@@ -145,13 +167,16 @@ def game_create(
 ) -> Game:
     """A challenge to a named player, an open challenge (``opponent`` None) or a game against a
     bot, which starts at once. The creator sits in seat a; who begins follows the options.
-    A game between two people is rated unless asked otherwise when it has a clock (a game
-    without one may wait forever: a rating should not); a bot game never is. An open
-    challenge may ask for an opponent rated within ``rating_range``."""
+    A game between two people, or two bot accounts, is rated unless asked otherwise when it
+    has a clock (a game without one may wait forever: a rating should not); a game against
+    the site's bot, or between a bot account and a person, never is. An open challenge may
+    ask for an opponent rated within ``rating_range``."""
     options = _options(rules)
     user, bot = _opponent(creator, opponent)
     _check_clock(days_per_turn)
-    rated = _rated(rated, bot=bot, days_per_turn=days_per_turn)
+    bot_ids = bot_accounts.bot_user_ids([creator.pk, user.pk if user is not None else None])
+    apart = user is not None and (creator.pk in bot_ids) != (user.pk in bot_ids)
+    rated = _rated(rated, bot=bot, days_per_turn=days_per_turn, apart=apart)
     rating_min, rating_max = _rating_range(rating_range, is_open=user is None and not bot)
     series_row = None
     if series is not None:
@@ -167,6 +192,8 @@ def game_create(
         player_b=user,
         player_a_name=creator.username,
         player_b_name=user.username if user is not None else "",
+        player_a_is_bot=creator.pk in bot_ids,
+        player_b_is_bot=user is not None and user.pk in bot_ids,
         bot=bot,
         private=private and is_open,
         invite_token=secrets.token_urlsafe(16) if is_open else None,
@@ -179,28 +206,36 @@ def game_create(
     )
     if bot:
         services.game_start(game=game)
-    elif user is not None:
-        outbox.game_notification(game=game, user_id=user.pk, kind="challenge")
+    else:
+        account_events.write(stream_events.challenge_made(game))
+        if user is not None:
+            outbox.game_notification(game=game, user_id=user.pk, kind="challenge")
     return game
 
 
 @transaction.atomic
 def game_accept(*, game: Game, user: User) -> Game:
+    # Who was told of the challenge: the challenger, and the challenged if it named one.
+    challenged_id = game.player_b_id if game.status == Game.Status.CHALLENGE else None
     if game.status == Game.Status.CHALLENGE:
         if game.player_b_id != user.pk:
             raise Forbidden("not_challenged", gettext("This challenge is addressed to someone else."))
+        _check_rated_apart(game, bot_accounts.is_bot(user))
     elif game.status == Game.Status.OPEN:
         if game.player_a_id == user.pk:
             raise InvalidRequest("own_challenge", gettext("You cannot accept your own challenge."))
         _check_rating_range(game, user)
+        user_is_bot = bot_accounts.is_bot(user)
+        _check_rated_apart(game, user_is_bot)
         # Claim the free seat with a conditional update: of two players accepting at once,
         # exactly one gets it.
         if not Game.objects.filter(pk=game.pk, status=Game.Status.OPEN, player_b__isnull=True).update(
-            player_b=user, player_b_name=user.username
+            player_b=user, player_b_name=user.username, player_b_is_bot=user_is_bot
         ):
             raise Conflict("already_taken", gettext("Someone else accepted this challenge first."))
         game.player_b = user
         game.player_b_name = user.username
+        game.player_b_is_bot = user_is_bot
         if game.series_id is not None:
             Series.objects.filter(pk=game.series_id).update(player_b=user)
     else:
@@ -210,6 +245,7 @@ def game_accept(*, game: Game, user: User) -> Game:
             % {"status": game.get_status_display()},
         )
     outbox.game_notification(game=game, user_id=game.created_by_id, kind="accepted")
+    account_events.write(stream_events.challenge_gone(game, "accepted", challenged_id=challenged_id))
     try:
         services.game_start(game=game)
     except StaleVersion:
@@ -217,15 +253,18 @@ def game_accept(*, game: Game, user: User) -> Game:
     return game
 
 
+@transaction.atomic
 def game_decline(*, game: Game, user: User) -> Game:
     if game.status != Game.Status.CHALLENGE or game.player_b_id != user.pk:
         raise Forbidden(
             "cannot_decline", gettext("Only the challenged player can decline a challenge that is waiting.")
         )
     _set_status(game, Game.Status.CHALLENGE, Game.Status.DECLINED)
+    account_events.write(stream_events.challenge_gone(game, "declined", challenged_id=game.player_b_id))
     return game
 
 
+@transaction.atomic
 def game_cancel(*, game: Game, user: User) -> Game:
     if game.created_by_id != user.pk:
         raise Forbidden("cannot_cancel", gettext("Only the player who made the challenge can cancel it."))
@@ -235,7 +274,9 @@ def game_cancel(*, game: Game, user: User) -> Game:
             gettext("This game is %(status)s: only unanswered challenges can be cancelled.")
             % {"status": game.get_status_display()},
         )
+    challenged_id = game.player_b_id if game.status == Game.Status.CHALLENGE else None
     _set_status(game, game.status, Game.Status.CANCELLED)
+    account_events.write(stream_events.challenge_gone(game, "cancelled", challenged_id=challenged_id))
     return game
 
 

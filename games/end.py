@@ -77,7 +77,10 @@ def score_table(
     order = (0, 1) if first == "a" else (1, 0)
     seats = [first, other(first)]
     return {
-        "players": [{"name": names[s], "won": game.winner == s, "mine": s == me} for s in seats],
+        "players": [
+            {"name": names[s], "is_bot": game.seat_is_bot(s), "won": game.winner == s, "mine": s == me}
+            for s in seats
+        ],
         "rows": [{"label": row["label"], "points": [row["points"][i] for i in order]} for row in breakdown],
         "totals": [game.scores[s] for s in seats],
     }
@@ -93,11 +96,15 @@ def _delta(change: RatingChange) -> str:
     return f"+{delta}" if delta >= 0 else f"−{-delta}"
 
 
-def rating_lines(changes: list[RatingChange], names: dict[int, str], user: User) -> list[dict[str, Any]]:
-    """Each player's move: "alice +162 → 1662?", from what, and whether it is the reader's."""
+def rating_lines(
+    changes: list[RatingChange], names: dict[int, str], user: User, bots: frozenset[int] = frozenset()
+) -> list[dict[str, Any]]:
+    """Each player's move: "alice +162 → 1662?", from what, and whether it is the reader's
+    (``bots``: the ids of bot accounts among them, for the badge)."""
     return [
         {
             "name": names.get(c.user_id, ""),
+            "is_bot": c.user_id in bots,
             "delta": _delta(c),
             "before": _shown(c.rating_before, c.deviation_before),
             "after": _shown(c.rating_after, c.deviation_after),
@@ -153,6 +160,11 @@ def rating_why(changes: list[RatingChange], user: User, *, games: int | None = N
     )
 
 
+def _bot_accounts(game: Game) -> frozenset[int]:
+    seated = ((game.player_a_id, "a"), (game.player_b_id, "b"))
+    return frozenset(user_id for user_id, seat in seated if user_id is not None and game.seat_is_bot(seat))
+
+
 def end_context(
     game: Game,
     user: User,
@@ -173,7 +185,9 @@ def end_context(
         "headline": result_line(game, me, names),
         "reason": reason_line(game, me, names),
         "scores": score_table(game, me, names, breakdown),
-        "ratings": rating_lines(changes, {k: v for k, v in by_user.items() if k is not None}, user),
+        "ratings": rating_lines(
+            changes, {k: v for k, v in by_user.items() if k is not None}, user, _bot_accounts(game)
+        ),
         "rating_why": rating_why(changes, user, games=games) if changes else "",
         "next": next_game if next_game is not None else selectors.next_game_for(user),
     }

@@ -97,6 +97,12 @@ class Game(models.Model):
     # Names are copied here (usernames never change) so that opening a game reads one row.
     player_a_name = models.CharField(max_length=150, blank=True)
     player_b_name = models.CharField(max_length=150, blank=True)
+    # Whether each seat's player is a bot account (accounts.bots), copied with the name when the
+    # seat is filled: an account becomes a bot only before it ever played and never stops being
+    # one, so the copy cannot go stale. The site's own bot (``bot``) is not counted here:
+    # ``seat_is_bot`` answers for both.
+    player_a_is_bot = models.BooleanField(default=False)
+    player_b_is_bot = models.BooleanField(default=False)
     bot = models.CharField(max_length=16, blank=True, help_text="The bot in seat b, if any.")
     private = models.BooleanField(default=False, help_text="An open challenge reachable only by its link.")
     invite_token = models.CharField(max_length=32, unique=True, null=True, blank=True)
@@ -188,6 +194,11 @@ class Game(models.Model):
 
     def is_bot_seat(self, seat: str) -> bool:
         return seat == "b" and bool(self.bot)
+
+    def seat_is_bot(self, seat: str) -> bool:
+        """Whether a bot plays ``seat``: the site's own bot or a bot account (the API's
+        ``is_bot``, the pages' BOT badge). False for an open seat."""
+        return self.is_bot_seat(seat) or (self.player_a_is_bot if seat == "a" else self.player_b_is_bot)
 
     def public_deal(self) -> dict[str, str | None] | None:
         """The deal as anyone may see it now: the commitment, and the salt once the game is

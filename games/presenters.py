@@ -36,7 +36,12 @@ def game_summary(game: Game, viewer: Any) -> dict[str, Any]:
         "id": game.id,
         "status": game.status,
         "players": [
-            {"seat": s, "username": game.player_name(s), "bot": (game.bot or None) if s == "b" else None}
+            {
+                "seat": s,
+                "username": game.player_name(s),
+                "is_bot": game.seat_is_bot(s),
+                "bot": (game.bot or None) if s == "b" else None,
+            }
             for s in SEATS
         ],
         "your_seat": seat,
@@ -52,15 +57,16 @@ def game_summary(game: Game, viewer: Any) -> dict[str, Any]:
         "created_at": game.created_at,
         "turn_started_at": game.turn_started_at,
         "deadline": game.deadline,
-        "result": _result(game) if game.status == Game.Status.FINISHED else None,
+        "result": result(game) if game.status == Game.Status.FINISHED else None,
     }
 
 
-def _result(game: Game) -> dict[str, Any]:
+def result(game: Game) -> dict[str, Any]:
     return {
         "scores": game.scores,
         "winner": game.winner or None,
         "winner_username": game.player_name(game.winner) if game.winner else None,
+        "winner_is_bot": game.seat_is_bot(game.winner) if game.winner else None,
         "reason": game.end_reason,
     }
 

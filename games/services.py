@@ -43,9 +43,10 @@ from engine.replay import state_from_start
 from engine.rules import start_game
 from engine.state import State
 from engine.visibility import seat_view
-from games import clocks, event_log, play_messages, vacations
+from games import clocks, event_log, play_messages, stream_events, vacations
 from games.errors import StaleVersion, illegal_move_detail
 from games.models import Game, IdempotentPlay, Series
+from outbox import account_events
 from outbox import services as outbox
 from ratings import services as ratings
 from ratings.services import Result
@@ -349,7 +350,12 @@ def _append_with_follow_ups(game: Game, change: Change) -> None:
     )
     columns = {**clocks.turn_clock(game, state, timezone.now()), **change.columns}
     companions = [*change.companions, note] if note is not None else change.companions
-    with transaction.atomic() if state.over else nullcontext():
+    # The account streams' events: one (a play's "your turn") goes in the play's own
+    # statement; more (a start's) are written one by one, in a transaction, in their order.
+    told = stream_events.after_change(game, state, change.events, columns)
+    if len(told) == 1:
+        companions = [*companions, *told]
+    with transaction.atomic() if state.over or len(told) > 1 else nullcontext():
         event_log.append(
             game,
             change.events,
@@ -359,6 +365,8 @@ def _append_with_follow_ups(game: Game, change: Change) -> None:
             columns=columns,
             companions=companions,
         )
+        if len(told) > 1:
+            account_events.write(told)
         if state.over:
             _game_over(game, state)
             # Only once the end has committed: the review reads the finished game's log, and
@@ -386,6 +394,7 @@ def _game_over(game: Game, state: State) -> None:
     for user_id in (game.player_a_id, game.player_b_id):
         if user_id is not None:
             outbox.game_notification(game=game, user_id=user_id, kind="game_over")
+    account_events.write(stream_events.game_over(game))
     if game.series_id is not None:
         _series_progress(game)
 
@@ -427,6 +436,8 @@ def _series_progress(game: Game) -> None:
         player_b=series.player_b,
         player_a_name=game.player_a_name,
         player_b_name=game.player_b_name,
+        player_a_is_bot=game.player_a_is_bot,
+        player_b_is_bot=game.player_b_is_bot,
         days_per_turn=game.days_per_turn,
         rated=game.rated,
         bot=series.bot,

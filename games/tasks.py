@@ -9,6 +9,7 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from games import clocks, reviews, services, vacations
+from outbox import account_events
 
 
 @shared_task(ignore_result=True)
@@ -69,3 +70,9 @@ def sweep_reviews() -> int:
     for game_id in game_ids:
         review_game.delay(game_id)
     return len(game_ids)
+
+
+@shared_task(ignore_result=True)
+def prune_stream_events() -> int:
+    """Forget account streams' events older than they are kept (outbox.account_events)."""
+    return account_events.prune()

@@ -93,7 +93,7 @@ def _context(user: User, game: Game, outcome: dict[str, Any]) -> dict[str, Any]:
     )
     return {
         "user": user,
-        "opponent": names[other(seat)],
+        "opponent": emails.marked_name(game, other(seat), names),
         **outcome,
         "played": played,
         "reason": gettext(REASONS[outcome["reason"]]) if "reason" in outcome else "",

@@ -18,10 +18,11 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext
 
 from accounts import services as account_services
-from engine.cards import as_seat, other
+from engine.cards import Seat, as_seat, other
 from games import event_log, history, play_links, presenters
 from games.models import Game
 from games.templatetags.games_extras import card_label
+from games.templatetags.players import bot_marked
 from notifications import board_picture
 from notifications.models import Preferences
 from notifications.preferences import preferences_of, unsubscribe_token
@@ -45,6 +46,12 @@ def render_triplet(name: str, context: dict[str, Any], language: str) -> tuple[s
 RECENT_EVENTS = 40
 
 
+def marked_name(game: Game, seat: Seat, names: dict[str, str]) -> str:
+    """A seat's player as an email or a push names them: "botty (BOT)" for a bot (a bot
+    account or the site's own), which must say it is one wherever it is named."""
+    return bot_marked(names[seat], game.seat_is_bot(seat))
+
+
 def turn_context(game: Game, user: User) -> dict[str, Any]:
     """What the player needs to decide, in the active language: the opponent's moves since
     their last turn (as they may see them), the board with the hold, the voyages, the Great
@@ -59,7 +66,8 @@ def turn_context(game: Game, user: User) -> dict[str, Any]:
         "user": user,
         "game": game,
         "view": view,
-        "opponent": names[opponent_seat],
+        "opponent": marked_name(game, opponent_seat, names),
+        "opponent_name": names[opponent_seat],  # unmarked, where "opponent" said it already
         "names": names,
         "since": _since_your_last_turn(game, user, seat, names, state.values),
         "hand": [[card_label(card) for card in group] for group in presenters.hand_groups(view["hand"])],
@@ -120,7 +128,7 @@ def notice_context(note: Notification) -> dict[str, Any]:
     assert game is not None
     seat = game.seat_of(user)
     names = history.names_of(game)
-    opponent = names[other(seat)] if seat else names["a"]
+    opponent = marked_name(game, other(seat) if seat else "a", names)
     result = ""
     if note.kind == Notification.Kind.GAME_OVER and game.scores:
         result = history.end_reason(game.end_reason)
@@ -130,7 +138,7 @@ def notice_context(note: Notification) -> dict[str, Any]:
         "kind": note.kind,
         "opponent": opponent,
         "scores": game.scores,
-        "winner": game.player_name(game.winner) if game.winner else None,
+        "winner": marked_name(game, as_seat(game.winner), names) if game.winner else None,
         "reason": result,
         "game_url": absolute(reverse("game", args=[game.pk])),
         "unsubscribe_url": absolute(reverse("unsubscribe", args=[unsubscribe_token(user)])),
@@ -142,7 +150,7 @@ def digest_email(note: Notification, prefs: Preferences) -> EmailMultiAlternativ
     games = [
         {
             # A waiting game is one where the reader is to move: the opponent is the other seat.
-            "opponent": game.player_name(other(as_seat(game.to_move))),
+            "opponent": marked_name(game, other(as_seat(game.to_move)), history.names_of(game)),
             "since": game.turn_started_at,
             "deadline": _local_deadline(game, prefs.time_zone),
             "url": absolute(reverse("game", args=[game.pk])),

@@ -32,12 +32,14 @@ from django.db.models import Q
 from django.utils.crypto import constant_time_compare
 from mailparser_reply import EmailReplyParser
 
+from accounts import bots as bot_accounts
 from core.cache import count_hit
 from core.dbclock import db_ago, db_now
 from core.errors import ServiceError
 from engine.rules import legal_plays
 from engine.state import State
 from games import event_log, play_links, play_words, services
+from games.bot_guard import bot_refusal
 from games.errors import StaleVersion
 from games.models import Game
 from notifications import answers
@@ -151,6 +153,9 @@ def _handle(message: Message, sender: str, recipients: list[str], message_id: st
     if sender != user.email.lower():
         answers.send_refusal(user, game, "foreign_sender")
         return Outcome("refused", f"from {sender}, not the reader")
+    if bot_accounts.is_bot(user):  # a bot account plays only through the API
+        answers.send_refusal(user, game, "illegal", detail=bot_refusal().detail)
+        return Outcome("refused", "bot_api_only")
     version = int(note.key.rpartition(":")[2])
     if game.version != version:
         answers.send_refusal(user, game, "stale")

@@ -23,6 +23,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from accounts import bots as bot_accounts
 from accounts import presence
 from accounts import services as account_services
 from games import event_log
@@ -42,7 +43,7 @@ def deliver(note_id: int) -> bool:
     failure to send releases the claim and raises, so the task retries."""
     if not outbox.claim(note_id):
         return False
-    note = Notification.objects.select_related("user", "game").get(pk=note_id)
+    note = Notification.objects.select_related("user", "user__bot_account", "game").get(pk=note_id)
     if note.channel == Notification.Channel.PUSH:
         return _deliver_push(note)
     _write_push(note)
@@ -187,6 +188,8 @@ def _reason_to_skip(note: Notification) -> str:
     if note.kind == Notification.Kind.CONFIRM_EMAIL:
         # Goes to an address not confirmed yet, whatever the game-email preferences say.
         return "address confirmed already" if account_services.may_email(user) else ""
+    if bot_accounts.is_bot(user):
+        return "bot account"  # a bot hears of its games on its account stream, never by email
     if not account_services.may_email(user):
         status = getattr(user, "email_status", None)
         return "address bounced" if status is not None and status.bounced_at else "address not confirmed"

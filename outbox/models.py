@@ -61,3 +61,44 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.key} → {self.user_id} ({self.channel})"
+
+
+class AccountEvent(models.Model):
+    """One event of an account's live stream (``challenge``, ``your_turn``, ``game_over``…),
+    written in the transaction of what caused it, like an email's row, and read by the
+    account's open streams (the games floor serves them: games/streams.py).
+
+    ``seq`` numbers an account's events 1, 2, 3… and is the stream's event id. The database
+    gives it (a trigger counting on AccountStreamHead, migration 0005), inside the writing
+    transaction: a second transaction writing for the same account waits on the head's row
+    until the first commits, so the ids of one account become visible in their order and a
+    stream that has sent id N can never later find an N - 1 it skipped."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    seq = models.BigIntegerField(default=0, help_text="Given by the database on insert.")
+    kind = models.CharField(max_length=24)
+    # No foreign key: a stream's history outlives nothing it names, and a play writes no join.
+    game_id = models.CharField(max_length=16, blank=True)
+    # The event's data, encoded once as the API encodes its answers: a stream sends these
+    # bytes as they are, and ``your_turn``'s view is the body GET returned then, byte for byte.
+    data = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "seq"], name="account_event_once")]
+        indexes = [models.Index(fields=["created_at"], name="account_event_age")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}#{self.seq} {self.kind}"
+
+
+class AccountStreamHead(models.Model):
+    """An account's newest event id: kept when old events are pruned, so ids never restart."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    last_seq = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.last_seq}"

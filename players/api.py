@@ -1,5 +1,7 @@
-"""The players' part of the API: a player (GET /api/players/{name}/) and the leaderboard
-(GET /api/leaderboard/), open to everyone as the pages are. Nothing here is about cards."""
+"""The players' part of the API: a player (GET /api/players/{name}/), the leaderboard
+(GET /api/leaderboard/) and the bots' (GET /api/bots/leaderboard/), the bots online
+(GET /api/bots/online/), open to everyone as the pages are; and turning one's own account into
+a bot (POST /api/account/bot/). Nothing here is about cards."""
 
 from __future__ import annotations
 
@@ -14,11 +16,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import bots as bot_accounts
+from accounts.users import signed_in
 from core.errors import NotFound
 from core.replicas import reads_may_lag
 from engine.cards import Seat, other
 from games.models import Game
-from players import selectors
+from players import selectors, services
 from ratings import selectors as ratings
 from ratings.models import RatingChange
 
@@ -37,8 +41,8 @@ class RecordSerializer(serializers.Serializer[dict[str, Any]]):
 
 
 class OpponentSerializer(RecordSerializer):
-    opponent = serializers.CharField(help_text="A username, or a bot's level when is_bot.")
-    is_bot = serializers.BooleanField()
+    opponent = serializers.CharField(help_text='A username, or "bot:LEVEL" for the site\'s own bot.')
+    is_bot = serializers.BooleanField(help_text="The site's own bot or a bot account.")
 
 
 class RatingPointSerializer(serializers.Serializer[dict[str, Any]]):
@@ -52,6 +56,7 @@ class RatingPointSerializer(serializers.Serializer[dict[str, Any]]):
 class PlayedGameSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.CharField()
     opponent = serializers.CharField(allow_null=True)
+    is_bot = serializers.BooleanField(help_text="Whether the opponent is a bot (false for an open seat).")
     rated = serializers.BooleanField()
     status = serializers.CharField()
     your_turn = serializers.BooleanField(help_text="Whether it is this player's turn (running games).")
@@ -64,6 +69,7 @@ class PlayerSerializer(serializers.Serializer[dict[str, Any]]):
         ref_name = "PlayerPage"
 
     username = serializers.CharField()
+    is_bot = serializers.BooleanField(help_text="A bot account, played by a program through the API.")
     member_since = serializers.DateTimeField()
     rating = RatingSerializer()
     record = RecordSerializer()
@@ -76,6 +82,7 @@ class PlayerSerializer(serializers.Serializer[dict[str, Any]]):
 class RankedSerializer(RatingSerializer):
     rank = serializers.IntegerField()
     username = serializers.CharField()
+    is_bot = serializers.BooleanField()
 
 
 NAME = OpenApiParameter("name", OpenApiTypes.STR, OpenApiParameter.PATH, description="The player's username")
@@ -100,6 +107,7 @@ class PlayerApi(APIView):
         return Response(
             {
                 "username": user.username,
+                "is_bot": bot_accounts.is_bot(user),
                 "member_since": user.date_joined,
                 "rating": selectors.shown_rating(user)._asdict(),
                 "record": _record(selectors.overall(opponents)),
@@ -132,6 +140,7 @@ def _played(game: Game, user_id: int) -> dict[str, Any]:
     return {
         "id": game.pk,
         "opponent": game.shown_player_name(other(seat)),
+        "is_bot": game.seat_is_bot(other(seat)),
         "rated": game.rated,
         "status": game.status,
         "your_turn": game.status == Game.Status.ACTIVE and game.to_move == seat,
@@ -146,11 +155,90 @@ class LeaderboardApi(APIView):
     @extend_schema(
         responses={200: RankedSerializer(many=True)},
         summary="The leaderboard: established players, best first",
-        description="Players with at least five rated games in the last 90 days whose rating is "
-        "not provisional.",
+        description="People with at least five rated games in the last 90 days whose rating is "
+        "not provisional. Bot accounts are rated apart and ranked on their own board "
+        "(GET /api/bots/leaderboard/).",
     )
     @reads_may_lag
     def get(self, request: Request) -> Response:
-        return Response(
-            [{"rank": r.rank, "username": r.username, **r.shown._asdict()} for r in ratings.leaderboard()]
-        )
+        return Response(_ranked(ratings.leaderboard()))
+
+
+def _ranked(rows: list[ratings.Ranked]) -> list[dict[str, Any]]:
+    bots = bot_accounts.bot_user_ids(r.user_id for r in rows)
+    return [
+        {"rank": r.rank, "username": r.username, "is_bot": r.user_id in bots, **r.shown._asdict()}
+        for r in rows
+    ]
+
+
+class BotsLeaderboardApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        responses={200: RankedSerializer(many=True)},
+        summary="The bots' leaderboard: established bot accounts, best first",
+        description="Bot accounts with at least five rated games in the last 90 days whose rating "
+        "is not provisional. A bot is rated only in games against bot accounts.",
+    )
+    @reads_may_lag
+    def get(self, request: Request) -> Response:
+        return Response(_ranked(ratings.leaderboard(bots=True)))
+
+
+class OnlineBotSerializer(serializers.Serializer[dict[str, Any]]):
+    username = serializers.CharField()
+    is_bot = serializers.BooleanField(help_text="Always true.")
+    rating = RatingSerializer()
+    seen_at = serializers.DateTimeField(help_text="When its stream last said it was open.")
+
+
+class OnlineBotsSerializer(serializers.Serializer[dict[str, Any]]):
+    results = OnlineBotSerializer(many=True)
+
+
+class BotsOnlineApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        responses={200: OnlineBotsSerializer},
+        summary="The bots online: bot accounts with an account stream open now",
+        description="A bot is listed while it has GET /api/stream/ open, and leaves the list within "
+        "30 seconds of its last stream closing. By username.",
+    )
+    def get(self, request: Request) -> Response:
+        return Response({"results": [_online(bot) for bot in selectors.online_bots()]})
+
+
+def _online(bot: selectors.OnlineBot) -> dict[str, Any]:
+    return {"username": bot.username, "is_bot": True, "rating": bot.rating._asdict(), "seen_at": bot.seen_at}
+
+
+class AccountBotApi(APIView):
+    """Needs a session or a token with every scope (accounts.permissions): it changes the
+    account itself."""
+
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        class Meta:
+            ref_name = "BotAccount"
+
+        username = serializers.CharField()
+        is_bot = serializers.BooleanField(help_text="Always true: the switch cannot be undone.")
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: OutputSerializer,
+            409: OpenApiResponse(
+                description='"already_bot": the account is a bot already; "has_played": it is a player '
+                "of a game (a waiting challenge counts: cancel or decline it first)."
+            ),
+        },
+        summary="Turn your account into a bot, for good",
+        description="Only an account that has played no game can become a bot. A bot plays only "
+        "through the API, gets no game emails (it has the account stream), is marked is_bot "
+        "wherever it is named, and is rated only against bots. This cannot be undone.",
+    )
+    def post(self, request: Request) -> Response:
+        user = services.bot_account_create(user=signed_in(request))
+        return Response({"username": user.username, "is_bot": True})

@@ -8,5 +8,7 @@ from players import views
 
 urlpatterns = [
     path("players/", views.leaderboard, name="leaderboard"),
+    # Not under players/: a player may be called "bots".
+    path("bots/", views.bots, name="bots"),
     path("players/<str:name>/", views.player_page, name="player"),
 ]

@@ -1,5 +1,6 @@
-"""A player's page (/players/NAME/) and the leaderboard (/players/), for everyone: reads that may lag,
-from the replica where there is one (core.replicas)."""
+"""A player's page (/players/NAME/), the leaderboard (/players/: people) and the bots' page
+(/bots/: their leaderboard and who is online), for everyone: reads that may lag, from the
+replica where there is one (core.replicas)."""
 
 from __future__ import annotations
 
@@ -45,3 +46,11 @@ def page_context(user: User) -> dict[str, Any]:
 @reads_may_lag
 def leaderboard(request: HttpRequest) -> HttpResponse:
     return render(request, "players/leaderboard.html", {"ranked": ratings.leaderboard()})
+
+
+@reads_may_lag
+def bots(request: HttpRequest) -> HttpResponse:
+    """Bot accounts are rated apart from people: their own leaderboard, and the bots a player
+    could challenge now (an account stream open)."""
+    context = {"ranked": ratings.leaderboard(bots=True), "online": selectors.online_bots()}
+    return render(request, "players/bots.html", context)

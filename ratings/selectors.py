@@ -66,16 +66,20 @@ class Ranked(NamedTuple):
     shown: Shown
 
 
-def leaderboard(limit: int = LEADERBOARD_SIZE) -> list[Ranked]:
+def leaderboard(limit: int = LEADERBOARD_SIZE, *, bots: bool = False) -> list[Ranked]:
     """Established players, best first: at least ESTABLISHED_GAMES rated games in the last
-    ESTABLISHED_DAYS and a rating no longer provisional as of now."""
+    ESTABLISHED_DAYS and a rating no longer provisional as of now. People, or with ``bots``
+    the bot accounts: each kind is rated against its own (games.challenges), on a board of
+    its own."""
     now = timezone.now()
     cutoff = now - timedelta(days=settings.ESTABLISHED_DAYS)
     # The stored deviation only grows until now, so it bounds the shown one from below: the
     # query drops what is provisional already, the exact check comes after, over a margin of
     # rows (values, not model instances: a page of the leaderboard reads a hundred of them).
     rows = (
-        Rating.objects.filter(fifth_last_at__gte=cutoff, deviation__lte=PROVISIONAL_ABOVE)
+        Rating.objects.filter(
+            fifth_last_at__gte=cutoff, deviation__lte=PROVISIONAL_ABOVE, user__bot_account__isnull=not bots
+        )
         .order_by("-rating", "user_id")
         .values_list("user_id", "user__username", "rating", "deviation", "volatility", "games", "rated_at")[
             : limit + limit // 2

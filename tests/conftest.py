@@ -79,21 +79,37 @@ def _default_language():
 
 
 @pytest.fixture(autouse=True)
+def _no_stream_left_open(request: pytest.FixtureRequest):
+    """A test with a server of its own ends the streams it served (games/streams.py) and lets
+    the streams' listener give its connection back: a server thread would otherwise wait on
+    a closed client until its next heartbeat, holding a connection to a test database that is
+    about to be flushed or dropped."""
+    yield
+    if "live_server" in request.fixturenames:
+        from core.live import hub
+
+        hub.end_streams()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache(settings):
     """Throttle counters and presence live in the cache, and tokens' users for a second in
-    this process (accounts.authentication); no test should inherit another's."""
+    this process (accounts.authentication), as do the bots' stream marks it wrote
+    (accounts.bots); no test should inherit another's."""
     from django.core.cache import cache
 
-    from accounts import presence
+    from accounts import bots, presence
     from accounts.authentication import forget_locally
 
     cache.clear()
     forget_locally()
     presence.forget()
+    bots.forget()
     yield
     cache.clear()
     forget_locally()
     presence.forget()
+    bots.forget()
 
 
 @pytest.fixture(autouse=True)

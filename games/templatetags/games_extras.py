@@ -13,6 +13,7 @@ from engine.cards import CAPACITY, CARD_TYPE
 from games import art
 from games.history import type_name
 from games.models import shown_name
+from games.templatetags.players import badged
 
 register = template.Library()
 
@@ -110,3 +111,10 @@ def split_words(text: str) -> list[str]:
 def player_name(players: list[dict[str, Any]], seat: str) -> str:
     name = next((p["username"] for p in players if p["seat"] == seat), None)
     return shown_name(name) or ""
+
+
+@register.filter
+def badged_player_name(players: list[dict[str, Any]], seat: str) -> SafeString:
+    """``player_name`` with the BOT badge beside a bot's name (a view's players say is_bot)."""
+    entry = next((p for p in players if p["seat"] == seat), {})
+    return badged(shown_name(entry.get("username")), bool(entry.get("is_bot")))

@@ -1,6 +1,6 @@
 """What the lobby and the waiting page say about the players of a game: names as pages show
-them (a bot as "Computer (medium)"), the viewer's opponent, the clock and times as people say
-them, and, for a finished game, how it went for the viewer."""
+them (a bot as "Computer (medium)") with the BOT badge beside a bot's, the viewer's opponent,
+the clock and times as people say them, and, for a finished game, how it went for the viewer."""
 
 from __future__ import annotations
 
@@ -10,9 +10,12 @@ from typing import Any
 from django import template
 from django.contrib.humanize.templatetags.humanize import naturaltime
 from django.utils import timezone
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.timesince import timeuntil
 from django.utils.translation import gettext, ngettext
 
+from accounts import bots as bot_accounts
 from games.challenges import rating_range_label
 from games.history import end_reason
 from games.models import Game, shown_name
@@ -26,6 +29,61 @@ def player(name: str | None) -> str | None:
     """``{{ p.username|player }}``: a name from ``Game.player_name`` or a view's ``username``
     as pages show it; see games.models.shown_name."""
     return shown_name(name)
+
+
+# What an email's text says beside a bot's name, where no badge can show: "BOT" is the mark
+# every language's players know (lichess's too), so it is not translated; the badge's
+# title, which explains it, is.
+BOT_MARK = "BOT"
+
+
+def bot_marked(name: str, is_bot: bool) -> str:
+    """``name`` as an email or a push says it: "botty (BOT)" for a bot, else as it is."""
+    return f"{name} ({BOT_MARK})" if is_bot else name
+
+
+@register.filter
+def bot_badge(is_bot: bool) -> SafeString:
+    """``{{ p.is_bot|bot_badge }}``: the BOT badge (with the space before it) for a bot, else
+    nothing. One place for its markup: an abbreviation whose title says what it means."""
+    if not is_bot:
+        return mark_safe("")
+    title = gettext("Bot: a program makes this player's plays")
+    return format_html(' <abbr class="bot-badge" title="{}">{}</abbr>', title, BOT_MARK)
+
+
+@register.filter
+def badged(name: str | None, is_bot: bool) -> SafeString:
+    """``{{ p.username|player|badged:p.is_bot }}``: the name, escaped, and the badge beside it
+    for a bot; "" for no name (an open seat), so that ``|default:`` still applies."""
+    if not name:
+        return mark_safe("")
+    return mark_safe(conditional_escape(name) + bot_badge(is_bot))
+
+
+@register.filter
+def badged_seat(game: Game, seat: str) -> SafeString:
+    """``{{ game|badged_seat:"a" }}``: the seat's player as pages show it, badged if a bot."""
+    return badged(game.shown_player_name(seat), game.seat_is_bot(seat))
+
+
+@register.filter
+def user_badge(user: Any) -> SafeString:
+    """``{{ player|user_badge }}``: the badge beside an account's own name, if it is a bot
+    account (load the user with ``select_related("bot_account")`` to ask no query)."""
+    return bot_badge(bot_accounts.is_bot(user))
+
+
+@register.filter
+def seat_badge(game: Game, seat: str) -> SafeString:
+    """``{{ game|seat_badge:s.seat }}``: the badge alone, beside a seat's name shown already."""
+    return bot_badge(game.seat_is_bot(seat))
+
+
+@register.filter
+def badged_opponent_of(game: Game, user: Any) -> SafeString:
+    """``opponent_of`` with the badge beside a bot's name."""
+    return badged_seat(game, "b" if game.seat_of(user) == "a" else "a")
 
 
 @register.filter

@@ -15,6 +15,7 @@ from accounts.throttling import throttled_post
 from core.errors import NotFound, ServiceError
 from engine.state import State
 from games import event_log, history, play_links, selectors, services, table
+from games.bot_guard import refuse_bot
 from games.errors import StaleVersion
 from games.models import Game
 
@@ -28,6 +29,7 @@ def play_link(request: HttpRequest, token: str) -> HttpResponse:
         link = play_links.read_link(token)
         play_links.check_viewer(link, request.user)
         game, user = _link_game(link)
+        refuse_bot(user)
     except ServiceError as exc:
         return _link_page(request, {"error": exc.detail}, status=403 if exc.kind == "forbidden" else 400)
     if request.method == "POST":

@@ -14,6 +14,7 @@ from accounts.presence import records_presence
 from accounts.users import signed_in
 from core.errors import ServiceError
 from games import challenges, lobby, selectors, showcase
+from games.bot_guard import people_only
 from games.forms import CreateGameForm
 from games.models import Game
 
@@ -27,10 +28,12 @@ CREATE_ERROR_FIELDS = {
     "invalid_series": "target",
     "invalid_rating_range": "rating_min",
     "bot_not_rated": "rated",
+    "rated_apart": "rated",
 }
 
 
 @records_presence
+@people_only
 def home(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return render(request, "games/front.html", {"showcase": showcase.board()})
@@ -60,6 +63,7 @@ def _chosen_opponent(request: HttpRequest) -> dict[str, str]:
 
 @login_required
 @require_POST
+@people_only
 def play_computer(request: HttpRequest) -> HttpResponse:
     """A game against the computer in one tap, with what a newcomer needs: the official rules,
     the bot that looks a move ahead, no clock, and the first turn theirs."""
@@ -83,6 +87,7 @@ def _lobby_poll(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
+@people_only
 def invite(request: HttpRequest, token: str) -> HttpResponse:
     game = get_object_or_404(Game, invite_token=token)
     if not request.user.is_authenticated:

@@ -24,6 +24,7 @@ from accounts.users import signed_in
 from core.errors import ServiceError
 from engine.cards import other
 from games import challenges, notes, play_messages, selectors, services, table
+from games.bot_guard import people_only
 from games.errors import StaleVersion
 from games.forms import NotesForm, PlayForm
 from games.models import Game
@@ -81,6 +82,7 @@ def game_poll(request: HttpRequest, game_id: str) -> HttpResponse:
 @login_required
 @require_POST
 @throttled_post("plays")
+@people_only
 def game_play(request: HttpRequest, game_id: str) -> HttpResponse:
     game = _game_or_404(game_id)
     cards = request.POST.getlist("cards")[:6]
@@ -161,6 +163,7 @@ def game_mute(request: HttpRequest, game_id: str) -> HttpResponse:
 def _act(service: Any, done: str) -> Any:
     @login_required
     @require_POST
+    @people_only
     def view(request: HttpRequest, game_id: str) -> HttpResponse:
         game = get_object_or_404(Game, pk=game_id)
         try:

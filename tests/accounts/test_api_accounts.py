@@ -31,7 +31,7 @@ def test_signing_up_creates_a_user_who_can_then_log_in(db):
     )
 
     assert response.status_code == 201
-    assert response.json() == {"username": "dora"}
+    assert response.json() == {"username": "dora", "is_bot": False}
     assert "password" not in response.json()
     assert APIClient().login(username="dora", password=PASSWORD)
 

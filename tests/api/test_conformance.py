@@ -47,6 +47,9 @@ SUCCESSES: dict[str, tuple[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {
     ),
     "GET /api/players/{name}/": (200, lambda world: {"path_parameters": {"name": "alice"}}),
     "GET /api/leaderboard/": (200, lambda world: {}),
+    "GET /api/bots/leaderboard/": (200, lambda world: {}),
+    "GET /api/bots/online/": (200, lambda world: {}),
+    "POST /api/account/bot/": (200, lambda world: _token_of_a_new_account(world)),
     "GET /api/games/{game_id}/notes/": (200, _game("running")),
     "PUT /api/games/{game_id}/notes/": (
         200,
@@ -60,6 +63,19 @@ SUCCESSES: dict[str, tuple[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {
     "GET /api/account/notifications/": (200, lambda world: {}),
     "PATCH /api/account/notifications/": (200, lambda world: {"body": {"turn": "push"}}),
 }
+
+
+def _token_of_a_new_account(world: dict[str, Any]) -> dict[str, Any]:
+    """alice's token handed to dave, an account that has played no game (alice has), which
+    may become a bot."""
+    from accounts import services as account_services
+    from accounts.authentication import forget_locally
+    from accounts.models import ApiToken
+
+    dave = account_services.user_create(username="dave", password=PASSWORD)
+    ApiToken.objects.filter(pk=world["tokens"]["alice"]).update(user=dave)
+    forget_locally()
+    return {}
 
 
 def _subscribed_alice(world: dict[str, Any]) -> dict[str, Any]:

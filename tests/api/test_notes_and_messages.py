@@ -151,9 +151,17 @@ def test_muting_hides_earlier_messages_in_the_record(api, game):
     _play(api[mover], game.pk, message=WORD)
     api[waiter].post(f"/api/games/{game.pk}/resign/")
 
-    assert api[waiter].post(f"/api/players/{mover}/mute/").json() == {"player": mover, "muted": True}
+    assert api[waiter].post(f"/api/players/{mover}/mute/").json() == {
+        "player": mover,
+        "is_bot": False,
+        "muted": True,
+    }
     assert WORD not in _text(api[waiter].get(f"/api/games/{game.pk}/record/"))
-    assert api[waiter].delete(f"/api/players/{mover}/mute/").json() == {"player": mover, "muted": False}
+    assert api[waiter].delete(f"/api/players/{mover}/mute/").json() == {
+        "player": mover,
+        "is_bot": False,
+        "muted": False,
+    }
     assert WORD in _text(api[waiter].get(f"/api/games/{game.pk}/record/"))
 
 

@@ -45,6 +45,6 @@ def test_the_rules_page_on_a_desktop_and_from_the_header_of_a_game(live_server, 
 
     page.get_by_role("link", name="How to play").click()
     expect(page).to_have_url(f"{live_server.url}/how-to-play/?game={page.url.split('=')[-1]}")
-    expect(page.get_by_text("The rules of the game alice against Computer (medium):")).to_be_visible()
+    expect(page.get_by_text("The rules of the game alice against Computer (medium) BOT:")).to_be_visible()
     expect(page.get_by_role("link", name="Back to the game")).to_be_visible()
     shots(page, "rules-en-desktop")

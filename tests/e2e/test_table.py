@@ -108,7 +108,7 @@ def test_the_bots_reply_arrives_as_its_own_step_after_the_players_own_play(
     # ...then, a moment later, the bot's turn (the worker's) as its own step, the page
     # updating itself.
     expect(page.locator(".news .last-turn").first).to_contain_text(
-        "Computer (greedy), turn 1:", timeout=20_000
+        "Computer (greedy) BOT, turn 1:", timeout=20_000
     )
     expect(page.locator(".news .status")).to_contain_text("Your turn")
     expect(page.locator("#play-button")).to_be_visible()

@@ -334,7 +334,7 @@ def test_the_poll_never_plays_the_bots_turn_the_worker_plays_it_once_and_the_pol
     assert after.to_move == "a"
     assert after.version > game.version
     assert page.get(f"/games/{game.pk}/poll/?version={after.version}").status_code == 204
-    assert "Computer (greedy), turn 1:" in _news(page.get(f"/games/{game.pk}/").content.decode())
+    assert "Computer (greedy) BOT , turn 1:" in _news(page.get(f"/games/{game.pk}/").content.decode())
 
 
 def test_an_api_play_against_the_bot_queues_its_reply_as_a_page_play_does(

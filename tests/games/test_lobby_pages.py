@@ -125,7 +125,7 @@ def test_bots_are_named_like_players_in_the_lobby_in_every_language(client, alic
     english = _html(client.get("/"))
     ukrainian = _html(client.get("/", HTTP_ACCEPT_LANGUAGE="uk"))
     # The row of a game waiting for alice names her opponent as a player would be named.
-    assert re.search(r">against Computer \(medium\)</a>", english)
+    assert re.search(r'>against Computer \(medium\) <abbr class="bot-badge"[^>]*>BOT</abbr></a>', english)
     assert "Комп&#x27;ютер (середній)" in ukrainian
     assert "bot:medium" not in english + ukrainian
 

@@ -94,6 +94,16 @@ API = [
     Row("api-player", "GET", "/api/players/alice/", same("200")),
     Row("api-player", "GET", "/api/players/nobody/", same("404")),
     Row("api-leaderboard", "GET", "/api/leaderboard/", same("200")),
+    Row("api-bots-leaderboard", "GET", "/api/bots/leaderboard/", same("200")),
+    Row("api-bots-online", "GET", "/api/bots/online/", same("200")),
+    # Streams: anyone signed in opens their own account's stream and any game's, as they may GET
+    # the game. The test client's server answers one request at a time, which refuses a stream
+    # (503 stream_elsewhere) once the caller is known; what each reads over a real connection is
+    # tests/api/test_streams.py's.
+    Row("api-stream", "GET", "/api/stream/", signed_in("503", "401")),
+    Row("api-game-stream", "GET", "/api/games/{active}/stream/", signed_in("503", "401")),
+    # Only an account seated in no game (charlie) may become a bot; the others have played.
+    Row("api-account-bot", "POST", "/api/account/bot/", ("409", "409", "200+", "401")),
     # Push: the public key is public; each account keeps and forgets only its own browsers.
     Row("api-push-key", "GET", "/api/push/key/", same("200")),
     Row("api-push-subscriptions", "POST", "/api/push/subscriptions/", signed_in("201+", "401"),
@@ -166,6 +176,7 @@ PAGES = [
     Row("player", "GET", "/players/alice/", same("200")),
     Row("player", "GET", "/players/nobody/", same("404")),
     Row("leaderboard", "GET", "/players/", same("200")),
+    Row("bots", "GET", "/bots/", same("200")),
     Row("how-to-play", "GET", "/how-to-play/", same("200")),
     Row("how-to-play", "GET", "/how-to-play/?game={active}", same("200")),
     Row("game-history", "GET", "/games/{active}/history/", signed_in("200", "login")),

@@ -2,7 +2,8 @@
 (one machine), docker-compose.cluster.yml (many) and the Dockerfile, read as files. Docker is not
 here to run `docker compose config`; .ci/run validates both compose files against the compose
 schema, and this reads what a schema cannot: who waits for whom, which process gets the
-signals, what the load balancer checks and where every process finds PostgreSQL and Redis."""
+signals, what the load balancer checks, which requests it sends to the stream service, and
+where every process finds PostgreSQL and Redis."""
 
 from __future__ import annotations
 
@@ -16,7 +17,10 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 from django.conf import settings
+from django.urls import Resolver404, resolve
 from gunicorn.config import Config
+from gunicorn.util import load_class
+from uvicorn_worker import UvicornWorker  # type: ignore[import-untyped]
 
 from tests.support.production import ROOT
 
@@ -30,6 +34,26 @@ READY = "/api/health/ready/"
 SHELLS = {"sh", "bash", "/bin/sh", "/bin/bash"}
 # Redis policies that never evict a key without a TTL (the broker's keys have none).
 BROKER_SAFE_POLICIES = {"noeviction", "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl"}
+# The contract's longest silence on a stream (issue 27: a heartbeat at least every 15 s).
+STREAM_SILENCE_SECONDS = 15
+STREAM_VIEWS = {"api-stream", "api-game-stream"}
+# Paths the load balancer must tell apart: the streams' and their near neighbours.
+GAME = "Ab-_12cd34EF"
+PATHS = [
+    "/api/stream/",
+    f"/api/games/{GAME}/stream/",
+    "/api/stream",
+    "/api/streams/",
+    "/api/games/",
+    f"/api/games/{GAME}/",
+    f"/api/games/{GAME}/events/",
+    f"/api/games/{GAME}/stream/more/",
+    "/api/games//stream/",
+    f"/games/{GAME}/stream/",
+    f"/api/games/{GAME}/plays/",
+    "/api/health/ready/",
+    "/",
+]
 
 Service = dict[str, Any]
 
@@ -92,6 +116,46 @@ def _haproxy_sections(text: str) -> dict[str, list[list[str]]]:
 
 def _host(url: str) -> str:
     return urlsplit(url).hostname or ""
+
+
+def _haproxy_config(path: Path) -> Path:
+    """The file the compose file's HAProxy reads: its ``-f``, or the image's default, in the
+    directory mounted over the image's."""
+    service = _services(path)["haproxy"]
+    source, target = str(service["volumes"][0]).split(":")[:2]
+    command = service.get("command", [])
+    inside = command[command.index("-f") + 1] if "-f" in command else f"{target}/haproxy.cfg"
+    assert inside.startswith(f"{target}/"), inside
+    return ROOT / source / inside.removeprefix(f"{target}/")
+
+
+def _backend_for(sections: dict[str, list[list[str]]], path: str) -> str:
+    """The backend ``frontend http`` sends a GET of ``path`` to. Reads only the forms these
+    files use (``acl NAME path|path_reg VALUE``, ``use_backend NAME if ACL``): any other
+    fails here, to be taught to this test."""
+    frontend = sections["frontend http"]
+    acls: dict[str, bool] = {}
+    for words in frontend:
+        if words[0] == "acl":
+            name, kind, value = words[1:]
+            assert kind in ("path", "path_reg"), words
+            hit = path == value if kind == "path" else re.search(value, path) is not None
+            acls[name] = acls.get(name, False) or hit
+    for words in frontend:
+        if words[0] == "use_backend":
+            backend, condition = words[1], words[2:]
+            assert condition[0] == "if", words
+            assert len(condition) == 2, words
+            if acls[condition[1]]:
+                return backend
+    return next(words[1] for words in frontend if words[0] == "default_backend")
+
+
+def _is_stream_view(path: str) -> bool:
+    try:
+        return resolve(path).url_name in STREAM_VIEWS
+    except Resolver404:
+        return False
 
 
 @pytest.mark.parametrize("path", [SINGLE, CLUSTER], ids=["one-machine", "cluster"])
@@ -168,7 +232,7 @@ def test_the_cluster_runs_two_or_more_of_every_background_process():
 
 def test_the_cluster_has_three_web_nodes_behind_the_load_balancer_checked_on_readiness():
     services = _services(CLUSTER)
-    webs = _named(_app_services(CLUSTER), "gunicorn")
+    webs = _named(_app_services(CLUSTER), "gunicorn", "dragonheart_site.wsgi")
     sections = _haproxy_sections(HAPROXY.read_text())
     backend = sections["backend web"]
     servers = [words for words in backend if words[0] == "server"]
@@ -229,3 +293,81 @@ def test_every_process_of_the_site_gets_the_push_keys_the_operator_gives(path):
         environment = service.get("environment", {})
         for key in ("VAPID_PRIVATE_KEY", "VAPID_PUBLIC_KEY", "VAPID_SUBJECT"):
             assert environment.get(key) == f"${{{key}:-}}", f"{path.name}: {name} lacks {key}"
+
+
+# --- The stream service ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [SINGLE, CLUSTER], ids=["one-machine", "cluster"])
+def test_the_streams_have_a_service_on_uvicorn_workers_with_the_sites_environment(path):
+    apps = _app_services(path)
+    webs = _named(apps, "gunicorn", "dragonheart_site.wsgi")
+    streams = _named(apps, "gunicorn", "dragonheart_site.asgi")
+
+    assert streams
+    assert len(streams) >= (2 if path == CLUSTER else 1)
+    for name in streams:
+        service = apps[name]
+        [worker] = [w.removeprefix("--worker-class=") for w in service["command"] if "worker-class" in w]
+        assert issubclass(load_class(worker), UvicornWorker), name
+        assert service["environment"] == apps[webs[0]]["environment"], name
+        # A descriptor a stream: thousands of them, not the default 1,024.
+        assert service["ulimits"]["nofile"]["soft"] >= 10_000, name
+    # web keeps gunicorn.conf.py's sync workers.
+    assert not any("worker-class" in " ".join(apps[name]["command"]) for name in webs)
+
+
+@pytest.mark.parametrize("path", [SINGLE, CLUSTER], ids=["one-machine", "cluster"])
+def test_the_load_balancer_sends_the_streams_and_only_them_to_the_stream_nodes(path):
+    sections = _haproxy_sections(_haproxy_config(path).read_text())
+    apps = _app_services(path)
+    streams = _named(apps, "gunicorn", "dragonheart_site.asgi")
+    webs = _named(apps, "gunicorn", "dragonheart_site.wsgi")
+
+    routed = {p: _backend_for(sections, p) for p in PATHS}
+    to_streams = {p for p, backend in routed.items() if backend == "stream"}
+    assert to_streams == {p for p in PATHS if _is_stream_view(p)}
+    assert set(routed.values()) == {"stream", "web"}
+    for backend, names in (("stream", streams), ("web", webs)):
+        servers = [words[2] for words in sections[f"backend {backend}"] if words[0] == "server"]
+        assert sorted(servers) == sorted(f"{name}:8000" for name in names), backend
+
+
+@pytest.mark.parametrize("path", [SINGLE, CLUSTER], ids=["one-machine", "cluster"])
+def test_the_load_balancer_holds_a_quiet_stream_open_and_passes_each_event_at_once(path):
+    sections = _haproxy_sections(_haproxy_config(path).read_text())
+    backend = sections["backend stream"]
+    lines = sections["defaults"] + sections["frontend http"] + backend
+
+    def timeout(kind: str) -> float:
+        values = [w[2] for w in lines if w[:2] == ["timeout", kind]]
+        return _seconds(values[-1])  # the backend's own, where it has one, is read last
+
+    quietest = max(STREAM_SILENCE_SECONDS, settings.STREAM_HEARTBEAT_SECONDS)
+    for kind in ("client", "server", "tunnel"):
+        assert timeout(kind) > quietest, kind
+    # Without it HAProxy holds each small chunk back, waiting to fill a packet.
+    assert ["option", "http-no-delay"] in backend
+    assert ["option", "http-buffer-request"] not in lines
+    assert ["compression"] not in [w[:1] for w in lines]
+
+
+@pytest.mark.parametrize("path", [SINGLE, CLUSTER], ids=["one-machine", "cluster"])
+def test_the_load_balancer_may_open_the_descriptors_its_connections_need(path):
+    """HAProxy refuses to start when it cannot raise its limit to about two descriptors a
+    connection (its maxconn), and every open stream is one connection."""
+    service = _services(path)["haproxy"]
+    sections = _haproxy_sections(_haproxy_config(path).read_text())
+    [maxconn] = [int(w[1]) for w in sections["global"] if w[0] == "maxconn"]
+
+    assert service["ulimits"]["nofile"]["hard"] >= 2 * maxconn + 1024
+
+
+def test_on_one_machine_haproxy_is_the_front_door_and_the_site_trusts_it_alone():
+    services = _services(SINGLE)
+    published = {name: s["ports"] for name, s in services.items() if "ports" in s}
+
+    assert published["haproxy"] == ["8000:8000"]
+    assert not {"web", "stream"} & set(published)
+    assert ["option", "forwardfor"] in _haproxy_sections(_haproxy_config(SINGLE).read_text())["frontend http"]
+    assert {s["environment"]["NUM_PROXIES"] for s in _app_services(SINGLE).values()} == {"1"}
