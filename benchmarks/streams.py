@@ -2,7 +2,7 @@
 event's latency.
 
     .venv/bin/python -m benchmarks.streams [--database sqlite|postgresql] [--counts 500,1000,2000]
-                                           [--plays 20]
+                                           [--plays 20] [--haproxy as-deployed|without-no-delay]
 
 Starts one stream process as deployed (gunicorn.conf.py, dragonheart_site.asgi on one uvicorn
 worker: dragonheart_site.stream_worker.StreamWorker) on a free loopback port, over a fresh
@@ -18,6 +18,10 @@ started when the play's transaction has committed and stopped when the event's b
 Latencies are given as a share of the same latency with no idle stream open, measured at the
 start of the run and again after every idle stream is closed.
 
+With ``--haproxy`` every stream goes through HAProxy (/usr/sbin/haproxy) with the one-machine
+configuration (deploy/haproxy/one-machine.cfg, its addresses made loopback ones), as deployed
+or without its ``option http-no-delay``; its memory and descriptors are printed too.
+
 Everything talks only to 127.0.0.1; every wait is bounded. Raises this process's descriptor
 limit to its hard limit (the worker inherits it): the largest count needs that many
 descriptors on each side.
@@ -27,8 +31,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import random
+import re
 import resource
 import signal
 import socket
@@ -37,7 +44,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,9 +63,12 @@ from benchmarks.stack import (
 )
 
 WORKER_CLASS = "dragonheart_site.stream_worker.StreamWorker"
+HAPROXY = "/usr/sbin/haproxy"
 OPENING_AT_ONCE = 50  # streams being opened at one time
 IDLE_WINDOW_SECONDS = 10.0  # one heartbeat period: the worker's CPU while its streams idle
 PATIENCE = 60.0  # the longest any one wait may last
+HEARTBEAT_SECONDS = 10.0  # STREAM_HEARTBEAT_SECONDS, as deployed
+PAUSE_SECONDS = 0.3  # before each play, up to this long: longer than SQLite's polling period
 
 
 def free_port() -> int:
@@ -124,21 +133,19 @@ class Stream:
                 if "event" in lines:
                     self.events.put_nowait((lines["event"], json.loads(lines.get("data", "{}")), arrived))
 
-    async def until(self, kind: str, test: Callable[[dict[str, Any]], bool] = lambda data: True) -> float:
-        """When the next ``kind`` event for which ``test`` holds arrived."""
+    async def until(self, kind: str, **expected: Any) -> float:
+        """When the next ``kind`` event whose data holds ``expected`` arrived."""
         while True:
             event, data, arrived = await asyncio.wait_for(self.events.get(), PATIENCE)
-            if event == kind and test(data):
+            if event == kind and all(data.get(key) == value for key, value in expected.items()):
                 return arrived
 
     async def close(self) -> None:
         if self.task is not None:
             self.task.cancel()
         self.writer.close()
-        try:
+        with contextlib.suppress(OSError):
             await self.writer.wait_closed()
-        except OSError:
-            pass
 
 
 async def open_stream(port: int, key: str) -> Stream:
@@ -198,6 +205,7 @@ class Table:
     players: list[Any]
     streams: dict[int, Stream]
     game: Any = None
+    pause: random.Random = field(default_factory=lambda: random.Random(27))
     db: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1))  # one connection
 
     def _play(self) -> tuple[Any, int, float] | None:
@@ -218,14 +226,15 @@ class Table:
         loop = asyncio.get_running_loop()
         measured: list[float] = []
         while len(measured) < plays:
+            # Each play at a moment of its own: right after the last event it would keep step
+            # with the worker's polling (SQLite) and always wait the same part of its period.
+            await asyncio.sleep(self.pause.uniform(0, PAUSE_SECONDS))
             made = await loop.run_in_executor(self.db, self._play)
             if made is None:
                 continue
             waiting, version, committed = made
             game_id = self.game.pk
-            arrived = await self.streams[waiting.pk].until(
-                "your_turn", lambda data: data["game_id"] == game_id and data["version"] == version
-            )
+            arrived = await self.streams[waiting.pk].until("your_turn", game_id=game_id, version=version)
             measured.append(arrived - committed)
         return measured
 
@@ -251,6 +260,44 @@ def start_stream_process(env: dict[str, str], port: int) -> subprocess.Popen[byt
     raise SystemExit("gunicorn did not answer")
 
 
+def start_haproxy(variant: str, stream_port: int, scratch: Path, descriptors: int) -> tuple[Any, int]:
+    """HAProxy with deploy/haproxy/one-machine.cfg on loopback addresses, both backends on the
+    stream process (only streams are asked for), its connections within this process's
+    descriptor limit; returns once it passes a stream's request on."""
+    port = free_port()
+    config = (ROOT / "deploy" / "haproxy" / "one-machine.cfg").read_text()
+    config = re.sub(r"resolvers docker\n(    .*\n)+", "", config)
+    for before, after in (
+        (" resolvers docker", ""),
+        ("bind :8000", f"bind 127.0.0.1:{port}"),
+        ("web:8000", f"127.0.0.1:{stream_port}"),
+        ("stream:8000", f"127.0.0.1:{stream_port}"),
+        ("hdr Host localhost", "hdr Host 127.0.0.1"),  # the benchmark's ALLOWED_HOSTS
+        ("maxconn 30000", f"maxconn {min(30000, descriptors // 2 - 500)}"),
+    ):
+        assert before in config, before
+        config = config.replace(before, after)
+    if variant == "without-no-delay":
+        config = config.replace("    option http-no-delay\n", "")
+    (scratch / "haproxy.cfg").write_text(config)
+    log = (scratch / "haproxy.log").open("wb")
+    proxy = subprocess.Popen([HAPROXY, "-db", "-f", str(scratch / "haproxy.cfg")], stdout=log, stderr=log)
+    client = Client(port)
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
+        if proxy.poll() is not None:
+            raise SystemExit(f"haproxy exited: {(scratch / 'haproxy.log').read_text()}")
+        try:
+            # The stream backend up: an unauthenticated stream is the site's 401, not a 503.
+            if client.call("GET", "/api/stream/")[0] == 401:
+                return proxy, port
+        except OSError:
+            pass
+        time.sleep(0.1)
+    proxy.terminate()
+    raise SystemExit("haproxy did not pass a stream on")
+
+
 def ms(seconds: float) -> str:
     return f"{1000 * seconds:.1f} ms"
 
@@ -260,9 +307,13 @@ def summary(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
 
 
-async def measure(args: argparse.Namespace, port: int, master: int, keys: list[str], table: Table) -> None:
+async def measure(
+    args: argparse.Namespace, port: int, master: int, proxy: int | None, keys: list[str], table: Table
+) -> None:
     worker = worker_pid(master)
-    print(f"stream process: master {master}, worker {worker}; database {args.database}")
+    print(
+        f"stream process: master {master}, worker {worker}; database {args.database}; haproxy {args.haproxy}"
+    )
     await table.latencies(3)  # warm the play's path and the event's
 
     async def idle_cpu() -> float:
@@ -280,9 +331,14 @@ async def measure(args: argparse.Namespace, port: int, master: int, keys: list[s
             f"commit -> your_turn median {ms(median)}, p95 {ms(p95)}"
             + (f" ({100 * median / base_median:.0f} % of none open)" if open_now else "")
         )
+        if proxy is not None:
+            proxy_rss = rss_kib(proxy)
+            per = f"{(proxy_rss - base_proxy_rss) / open_now:.1f} KiB a stream" if open_now else "-"
+            print(f"{'haproxy':>18}: RSS {proxy_rss / 1024:7.1f} MiB ({per}), {descriptors(proxy):5d} fds")
         return median, p95
 
     base_rss = rss_kib(worker)
+    base_proxy_rss = rss_kib(proxy) if proxy is not None else 0
     base_median, _ = await step("none open", 0)
     idle: list[Stream] = []
     for count in args.counts:
@@ -293,17 +349,22 @@ async def measure(args: argparse.Namespace, port: int, master: int, keys: list[s
         await step(f"{count} idle", count)
     for stream in idle:
         await stream.close()
-    await asyncio.sleep(3)  # the worker notices the closed connections
+    # The worker notices closed connections at once; through HAProxy, only once a write to the
+    # gone client has failed there: at its next heartbeats.
+    await asyncio.sleep(3 if proxy is None else 2.5 * HEARTBEAT_SECONDS)
     closed_median, _ = await step("all closed again", 0)
     print(f"   none open, at the start and at the end: {ms(base_median)}, {ms(closed_median)}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--database", choices=["sqlite", "postgresql"], default="postgresql")
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--counts", default="500,1000,2000", help="idle streams open at each step")
     parser.add_argument("--plays", type=int, default=20, help="plays timed at each step")
+    parser.add_argument("--haproxy", choices=["none", "as-deployed", "without-no-delay"], default="none")
     args = parser.parse_args()
     args.counts = sorted(int(n) for n in args.counts.split(","))
     # Stopped (a timeout's SIGTERM): the processes started here are stopped on the way out.
@@ -320,6 +381,7 @@ def main() -> None:
     started = [redis]
     try:
         scratch = Path(tempfile.mkdtemp(prefix="dragonheart-streams-"))
+        (scratch / "static").mkdir()  # whitenoise's, empty: the streams serve no file
         extra = {"STATIC_ROOT": str(scratch / "static")}
         if args.database == "sqlite":
             database = f"sqlite:///{scratch / 'streams.sqlite3'}"
@@ -342,14 +404,20 @@ def main() -> None:
         port = free_port()
         server = start_stream_process(env, port)
         started.append(server)
+        proxy: subprocess.Popen[bytes] | None = None
+        if args.haproxy != "none":
+            proxy, port = start_haproxy(args.haproxy, port, scratch, hard)
+            started.append(proxy)
 
         async def run() -> None:
             streams = {pk: await open_stream(port, key) for pk, key in player_keys.items()}
-            await measure(args, port, server.pid, keys, Table(players, streams))
+            proxy_pid = proxy.pid if proxy is not None else None
+            await measure(args, port, server.pid, proxy_pid, keys, Table(players, streams))
 
         asyncio.run(run())
     finally:
         stop(*reversed(started))
+
 
 if __name__ == "__main__":
     main()

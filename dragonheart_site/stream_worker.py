@@ -6,8 +6,9 @@ uvicorn stops gracefully by waiting for every response in flight to finish, and 
 finishes by itself: the worker would hold its streams until gunicorn's graceful timeout, then be
 killed, cutting them mid-chunk. gunicorn tells a worker to stop only after the node's drain
 (gunicorn.conf.py), when the load balancer has taken the node out and the node has stopped
-listening; so here the streams end at once and cleanly (core.drain.end_streams), and their
-clients reconnect with their cursor to a node that stays. docs/deploy.md, "The stream service".
+listening; so here the streams end at once and cleanly (core.live.Hub.end_streams), and
+their clients reconnect with their cursor to a node that stays. docs/deploy.md, "The stream
+service".
 
     gunicorn dragonheart_site.asgi --worker-class=dragonheart_site.stream_worker.StreamWorker
 """
@@ -16,18 +17,20 @@ from __future__ import annotations
 
 import socket
 import sys
+import threading
 
 from gunicorn.arbiter import Arbiter
 from uvicorn.server import Server
 from uvicorn_worker import UvicornWorker  # type: ignore[import-untyped]  # ships no types
 
-from core import drain
+from core.live import hub
 
 
 class _Server(Server):
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-        # Before uvicorn waits for the responses in flight: the streams among them end now.
-        drain.end_streams()
+        # Before uvicorn waits for the responses in flight: the streams among them end now, on
+        # this loop. From a thread of its own, since end_streams waits for them to go.
+        threading.Thread(target=hub.end_streams, name="end-streams", daemon=True).start()
         await super().shutdown(sockets)
 
 

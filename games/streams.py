@@ -27,7 +27,6 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import Q
 
 from accounts import bots
-from core import drain
 from core.live import Hub, hub
 from games import event_log, presenters, stream_events
 from games.models import Game
@@ -258,9 +257,9 @@ async def async_body(stream: Stream, form: str, doorbells: Hub = hub) -> AsyncIt
         opening = await db(stream.opening)
         sent = time.monotonic()
         yield b"".join(render(m, form) for m in opening) or heartbeat(form)
-        # A stopping worker ends its streams (core/drain.py: it rings them all), so that their
-        # clients reconnect to a node that stays.
-        while not stream.done and not drain.streams_ending():
+        # Looked at here too: a stream ended (Hub.end_streams; a stopping stream worker,
+        # dragonheart_site/stream_worker.py) while it was reading had its ring cleared below.
+        while not stream.done and not bell.ended:
             bell.clear()
             messages = await db(stream.more)
             if messages:

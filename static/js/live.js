@@ -24,6 +24,11 @@
     const xhr = event.detail.xhr;
     if (xhr && xhr.getResponseHeader("HX-Refresh") === "true") reloading = true;
   });
+  // A form sent the ordinary way (a play, a resignation) is a navigation under way: a reload
+  // now would cut it short. htmx's own forms have had their default prevented by then.
+  document.addEventListener("submit", (event) => {
+    if (!event.defaultPrevented) reloading = true;
+  });
   poll.addEventListener("htmx:confirm", (event) => {
     if (reloading) {
       event.preventDefault();

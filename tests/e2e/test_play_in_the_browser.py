@@ -41,7 +41,9 @@ def test_two_people_play_a_whole_game_in_their_browsers_and_step_through_its_his
     while Game.objects.get(pk=game_id).status == "active":
         game = Game.objects.get(pk=game_id)
         page = pages[game.to_move]
-        goto(page, game_url)
+        # No reload by the test: the page of the player to move brings the opponent's play
+        # itself (the game's stream), and its poll then names the version it shows.
+        expect(page.locator(f'.poll[hx-get$="?version={game.version}"]')).to_have_count(1, timeout=20_000)
         assert not shown_ids(page.content(), hidden_ids(game_id, game.to_move))
         if turns == 2:
             shots(page, "board")

@@ -36,8 +36,10 @@ def test_every_control_is_a_full_target_with_its_label_above(
     assert controls.count() > 10
     for index in range(controls.count()):
         control = controls.nth(index)
-        if control.get_attribute("type") != "radio":
-            assert box(control)["height"] >= 44, control.evaluate("e => e.outerHTML.slice(0, 80)")
+        # A radio button or a checkbox is tapped anywhere on its row: the label around it.
+        if control.get_attribute("type") in ("radio", "checkbox"):
+            control = control.locator("xpath=ancestor::label[1]")
+        assert box(control)["height"] >= 44, control.evaluate("e => e.outerHTML.slice(0, 80)")
     city = page.get_by_label("City", exact=True)
     assert box(page.locator("label[for=id_time_zone]"))["y"] < box(city)["y"]
     assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]

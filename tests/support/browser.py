@@ -66,6 +66,10 @@ _STAND_STILL = """() => {
     for (const name of ["htmx:beforeRequest", "htmx:beforeOnLoad"]) {
         window.addEventListener(name, (event) => event.preventDefault(), true);
     }
+    // The game's stream too: htmx closes an element's EventSource as the element goes.
+    for (const element of document.querySelectorAll("[sse-connect]")) {
+        htmx.remove(element);
+    }
 }"""
 
 
