@@ -17,7 +17,7 @@ _READY = f"async () => (await {WITHIN}(navigator.serviceWorker.ready, 'an active
 _SHOWN_WHEN = """async ({ count, body }) => {
     const registration = await WITHIN(navigator.serviceWorker.ready, "an active service worker");
     let shown = [];
-    for (let tries = 0; tries < 300; tries++) {
+    for (let tries = 0; tries < 100; tries++) {
         shown = (await registration.getNotifications())
             .map((n) => ({ title: n.title, body: n.body, tag: n.tag, url: n.data && n.data.url }));
         if (shown.length === count && shown.some((n) => n.body === body)) break;
@@ -64,9 +64,17 @@ def test_a_push_is_shown_once_per_game_with_the_games_url(live_server, notifying
 
     def shown_after(payload: dict[str, str], count: int) -> list[dict[str, str]]:
         """Deliver one push, and wait (in the page, patiently: a loaded machine is slow to
-        wake a worker) until ``count`` notifications show, one of them with its body."""
-        deliver(payload)
-        shown: list[dict[str, str]] = page.evaluate(_SHOWN_WHEN, {"count": count, "body": payload["body"]})
+        wake a worker) until ``count`` notifications show, one of them with its body. On a
+        loaded machine Chromium now and then loses a push that DevTools hands its stopped
+        worker (seen with this site's code of a session before as with today's); the same push
+        is then handed over again, which shows nothing twice: a game's notification replaces
+        the one before (its tag)."""
+        shown: list[dict[str, str]] = []
+        for _ in range(3):
+            deliver(payload)
+            shown = page.evaluate(_SHOWN_WHEN, {"count": count, "body": payload["body"]})
+            if any(n["body"] == payload["body"] for n in shown):
+                break
         return sorted(shown, key=lambda n: n["tag"])
 
     turn = {
