@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -215,7 +215,7 @@ def _heartbeat_seconds() -> float:
     return float(settings.STREAM_HEARTBEAT_SECONDS)
 
 
-def sync_body(stream: Stream, form: str, doorbells: Hub = hub) -> Iterator[bytes]:
+def sync_body(stream: Stream, form: str, doorbells: Hub = hub) -> Generator[bytes]:
     """The stream's bytes, in a thread."""
     bell = doorbells.subscribe(stream.keys)
     try:
@@ -244,7 +244,7 @@ def sync_body(stream: Stream, form: str, doorbells: Hub = hub) -> Iterator[bytes
         doorbells.unsubscribe(bell)
 
 
-async def async_body(stream: Stream, form: str, doorbells: Hub = hub) -> AsyncIterator[bytes]:
+async def async_body(stream: Stream, form: str, doorbells: Hub = hub) -> AsyncGenerator[bytes]:
     """The stream's bytes, on an event loop: waiting holds no thread; each read of the
     database runs in the loop's pool of worker threads."""
 

@@ -11,7 +11,6 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-
 POSTGRESQL = """
 CREATE OR REPLACE FUNCTION outbox_accountevent_sequence() RETURNS trigger AS $$
 BEGIN

@@ -13,6 +13,7 @@ import requests
 from django.contrib.auth.models import User
 
 from accounts import services as account_services
+from engine.cards import Seat
 from games import event_log
 from games.models import Game
 from tests.support.streams import Received, StreamReader
@@ -155,8 +156,7 @@ def hidden_cards(game_id: str, viewer: str) -> list[str]:
     """The cards ``viewer`` may not see now: the other hand and both piles."""
     game = Game.objects.get(pk=game_id)
     state = event_log.load_state(game)
-    seat = "a" if game.player_a_name == viewer else "b"
-    other = "b" if seat == "a" else "a"
+    other: Seat = "b" if game.player_a_name == viewer else "a"
     return [*state.hands[other], *state.piles["a"], *state.piles["b"]]
 
 
@@ -169,6 +169,7 @@ def test_a_whole_game_every_turn_announced_once_with_the_view_the_api_gives(api,
     api["bob"].post(f"/api/games/{game['id']}/accept/")
     watching = opened(readers, api["carol"].stream(f"/api/games/{game['id']}/stream/"))
     [state] = watching.until("state")
+    assert state.id is not None
     for name, stream in streams.items():
         kinds = [e.event for e in stream.until("game_start")]
         assert kinds == ["challenge", "challenge_gone", "game_start"], name

@@ -106,7 +106,9 @@ def test_a_your_turn_shows_no_card_of_the_opponents_hand(alice, bob):
     play_first_legal(game)
     game.refresh_from_db()
     player, other = to_move(game), waiting(game)
-    hidden = event_log.load_state(game).hands[game.seat_of(other)]
+    seat = game.seat_of(other)
+    assert seat is not None
+    hidden = event_log.load_state(game).hands[seat]
     assert hidden
     row = AccountEvent.objects.filter(user=player, kind="your_turn").latest("seq")
     for card in hidden:
