@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
+from django.conf import settings
 from django.db import connections
 
 log = logging.getLogger(__name__)
 
 CHANNEL = "dragonheart_live"
-POLL_SECONDS = 0.25  # SQLite: how often the tables are looked at while a stream waits
 # PostgreSQL: how long one wait on the socket lasts before the listener looks round (is anyone
 # still subscribed? does the session still answer?).
 QUIET_SECONDS = 1.0
@@ -217,7 +217,7 @@ class Hub:
         self.connections_made += 1
         self.ring_all()
         while not self._idle():
-            time.sleep(POLL_SECONDS)
+            time.sleep(settings.STREAM_POLL_SECONDS)
             keys: set[str] = set()
             for table in watched:
                 rows = session.execute(

@@ -291,6 +291,9 @@ REVIEW_ITERATIONS = env.int("REVIEW_ITERATIONS", default=120)
 STREAM_HEARTBEAT_SECONDS = env.float("STREAM_HEARTBEAT_SECONDS", default=10.0)
 # An account's events are kept this long; a stream resumed from an older cursor starts over.
 STREAM_EVENTS_KEPT_DAYS = env.int("STREAM_EVENTS_KEPT_DAYS", default=7)
+# Without PostgreSQL's NOTIFY (SQLite, the embedded default) the streams' listener looks for new
+# events this often while a stream is open: the streams' latency there.
+STREAM_POLL_SECONDS = env.float("STREAM_POLL_SECONDS", default=0.25)
 
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": 60.0},

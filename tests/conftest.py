@@ -92,6 +92,14 @@ def _no_stream_left_open(request: pytest.FixtureRequest):
 
 
 @pytest.fixture(autouse=True)
+def _streams_poll_quickly(settings):
+    """On SQLite the streams' listener polls (core/live.py): a test's streams hear of a play
+    within 20 ms instead of the site's quarter of a second, which a test waits for at every
+    turn it plays."""
+    settings.STREAM_POLL_SECONDS = 0.02
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache(settings):
     """Throttle counters and presence live in the cache, and tokens' users for a second in
     this process (accounts.authentication), as do the bots' stream marks it wrote
