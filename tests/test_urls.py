@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from tests.support.source import parse
+
 ROOT = Path(__file__).resolve().parents[1]
 APPS = ("core", "accounts", "games", "players", "notifications")
 # What the site's URLconf may include besides the apps' own modules: Django's language
@@ -21,7 +23,7 @@ def _not_included(source: str) -> list[str]:
     """The routes of a URLconf's source that name anything but an included module (or the
     admin's own site), and what it imports besides Django's URL helpers and settings."""
     wrong = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module not in {
             "__future__", "django.conf", "django.contrib", "django.urls",
         }:  # fmt: skip

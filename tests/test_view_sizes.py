@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.support.source import parse
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("core", "accounts", "outbox", "ratings", "games", "players", "notifications", "dragonheart_site")
 MOST = 40
@@ -24,7 +26,7 @@ def _is_view(node: ast.FunctionDef | ast.AsyncFunctionDef, path: Path) -> bool:
 def _too_long(path: Path, source: str) -> list[str]:
     """Each view of ``source`` longer than MOST lines, from its ``def`` to its last line."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parse(source)):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _is_view(node, path):
             lines = (node.end_lineno or node.lineno) - node.lineno + 1
             if lines > MOST:
@@ -51,7 +53,7 @@ def test_it_finds_views_where_they_are() -> None:
     views = {
         node.name
         for path in _sources()
-        for node in ast.walk(ast.parse(path.read_text()))
+        for node in ast.walk(parse(path.read_text()))
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _is_view(node, path)
     }
     assert {"game_history", "game_page", "home", "profile", "player_page", "get", "post", "view"} <= views

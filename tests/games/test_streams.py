@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
@@ -253,7 +254,10 @@ def test_an_event_loop_drives_a_stream_the_same_way(settings):
         await body.aclose()
         return chunks
 
-    chunks = asyncio.run(read())
+    # On a loop of its own, in a thread of its own: whatever ran before in this process may
+    # have left a loop running in the main thread, where asyncio.run refuses to start.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        chunks = pool.submit(asyncio.run, read()).result()
     assert [json.loads(c) if c.strip() else None for c in chunks] == [
         {"id": 7, "event": "synced", "data": {}},
         None,
