@@ -204,6 +204,24 @@ def make_user(db):
 
 
 @pytest.fixture
+def make_bot_account(make_user):
+    """A bot account (accounts.bots): an account turned bot before it played."""
+    from accounts import bots
+
+    def make(username: str) -> Any:
+        user = make_user(username)
+        bots.make_bot(user)
+        return user
+
+    return make
+
+
+@pytest.fixture
+def robo(make_bot_account):
+    return make_bot_account("robo")
+
+
+@pytest.fixture
 def alice(make_user):
     return make_user("alice")
 

@@ -60,10 +60,8 @@ def _sweep(client: Any, paths: list[str]) -> list[tuple[str | None, Any]]:
 
 
 @pytest.fixture
-def botty(make_user):
-    user = make_user("botty")
-    bot_accounts.make_bot(user)
-    return user
+def botty(make_bot_account):
+    return make_bot_account("botty")
 
 
 @pytest.fixture

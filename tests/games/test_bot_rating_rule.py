@@ -22,17 +22,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def robo(make_user):
-    user = make_user("robo")
-    bots.make_bot(user)
-    return user
-
-
-@pytest.fixture
-def droid(make_user):
-    user = make_user("droid")
-    bots.make_bot(user)
-    return user
+def droid(make_bot_account):
+    return make_bot_account("droid")
 
 
 def _established(user, rating: float) -> None:

@@ -9,7 +9,6 @@ from email.message import EmailMessage
 import pytest
 from django.core import mail
 
-from accounts import bots
 from games import challenges, play_links
 from games.models import Game, GameEvent
 from notifications import inbound
@@ -21,13 +20,6 @@ from tests.support.tables import play_first_legal, snapshot, start
 
 pytestmark = pytest.mark.django_db
 REFUSAL = "it plays only through the API"
-
-
-@pytest.fixture
-def robo(make_user):
-    user = make_user("robo")
-    bots.make_bot(user)
-    return user
 
 
 @pytest.fixture

@@ -19,13 +19,6 @@ pytestmark = pytest.mark.django_db
 URL = "/api/bots/online/"
 
 
-@pytest.fixture
-def robo(make_user):
-    user = make_user("robo")
-    bots.make_bot(user)
-    return user
-
-
 def _mark(user):
     return bots.online_bots(now=timezone.now()).get(user.pk)
 
